@@ -26,6 +26,8 @@ export type ReasonCodeEntry = {
   meaning: string
 }
 
+// One row per code keeps this readable side by side with the section 7 table.
+// prettier-ignore
 export const REASON_CODES = {
   "100": { flag: "SOK", meaning: "Successful transaction" },
   "101": { flag: "DMISSINGFIELD", meaning: "Declined: one or more fields missing" },
@@ -37,7 +39,7 @@ export const REASON_CODES = {
   "152": { flag: "ETIMEOUT", meaning: "Error: request received, a service did not finish in time" },
   "200": { flag: "DAVSNO", meaning: "Soft decline: approved by the issuing bank but failed the address verification check" },
   "201": { flag: "DCALL", meaning: "Decline: the issuing bank has questions; an authorization code may be obtained verbally from the processor" },
-  "202": { flag: "DCARDEXPIRED", meaning: "Decline: expired card, or the expiry date differs from the issuer"s record" },
+  "202": { flag: "DCARDEXPIRED", meaning: "Decline: expired card, or the expiry date differs from the issuer's record" },
   "203": { flag: "DCARDREFUSED", meaning: "Decline: general card decline" },
   "204": { flag: "DCARDREFUSED", meaning: "Decline: insufficient funds" },
   "205": { flag: "DCARDREFUSED", meaning: "Decline: stolen or lost card" },
@@ -47,8 +49,8 @@ export const REASON_CODES = {
   "210": { flag: "DCARDREFUSED", meaning: "Decline: credit limit reached" },
   "211": { flag: "DCARDREFUSED", meaning: "Decline: invalid card verification number" },
   "220": { flag: "DCHECKREFUSED", meaning: "Decline: generic" },
-  "221": { flag: "DCHECKREFUSED", meaning: "Decline: customer matched an entry on the processor"s negative file" },
-  "222": { flag: "DCHECKREFUSED", meaning: "Decline: customer"s account is frozen" },
+  "221": { flag: "DCHECKREFUSED", meaning: "Decline: customer matched an entry on the processor's negative file" },
+  "222": { flag: "DCHECKREFUSED", meaning: "Decline: customer's account is frozen" },
   "230": { flag: "DCV", meaning: "Soft decline: approved by the issuing bank but failed the card verification number check" },
   "231": { flag: "DINVALIDCARD", meaning: "Decline: invalid account number" },
   "232": { flag: "DINVALIDDATA", meaning: "Decline: card type not accepted by the processor" },
@@ -67,7 +69,7 @@ export const REASON_CODES = {
   "247": { flag: "DINVALIDDATA", meaning: "Decline: credit requested for a capture that was previously voided" },
   "248": { flag: "DBOLETODECLINED", meaning: "Decline: boleto request declined by the processor" },
   "250": { flag: "ETIMEOUT", meaning: "Error: timeout at the payment processor" },
-  "251": { flag: "DCARDREFUSED", meaning: "Decline: pinless debit card"s use frequency or maximum amount per use exceeded" },
+  "251": { flag: "DCARDREFUSED", meaning: "Decline: pinless debit card's use frequency or maximum amount per use exceeded" },
   "254": { flag: "DINVALIDDATA", meaning: "Decline: account is prohibited from stand-alone refunds" },
   "400": { flag: "DSCORE", meaning: "Soft decline: fraud score exceeds threshold" },
   "450": { flag: "DINVALIDADDRESS", meaning: "Apartment number missing or not found" },
@@ -88,11 +90,12 @@ export const REASON_CODES = {
   "481": { flag: "DREJECT", meaning: "Order rejected by the decision manager" },
   "490": { flag: null, meaning: "The aggregator or acquirer is not accepting transactions from the merchant at this time" },
   "491": { flag: null, meaning: "The aggregator or acquirer is not accepting this transaction" },
-  "520": { flag: "DSETTINGS", meaning: "Soft decline: approved by the issuing bank but declined under the merchant"s smart authorization settings" },
+  "520": { flag: "DSETTINGS", meaning: "Soft decline: approved by the issuing bank but declined under the merchant's smart authorization settings" },
   "700": { flag: "DRESTRICTED", meaning: "Customer matched the denied parties list" },
   "701": { flag: "DRESTRICTED", meaning: "Export check: billing and shipping country match" },
   "702": { flag: "DRESTRICTED", meaning: "Export check: e-mail country match" },
-  "703": { flag: "DRESTRICTED", meaning: "Export check: hostname country and IP country match" },} as const satisfies Record<string, ReasonCodeEntry>
+  "703": { flag: "DRESTRICTED", meaning: "Export check: hostname country and IP country match" },
+} as const satisfies Record<string, ReasonCodeEntry>
 
 export type ReasonCode = keyof typeof REASON_CODES
 
