@@ -1,0 +1,60 @@
+import { loadEnv, defineConfig } from "@medusajs/framework/utils"
+
+loadEnv(process.env.NODE_ENV || "development", process.cwd())
+
+/**
+ * The development store of this repository: Medusa with this plugin loaded
+ * from `src` (the app's own routes, subscribers and admin extensions are this
+ * plugin's), the card-service provider registered under the payment module.
+ *
+ * Tests (`npm test`) and the demo (`npm run demo`) start a sandbox of the card
+ * service and pass its address and credentials through these variables. A
+ * store that installs the published plugin uses the snippet in the README
+ * instead.
+ */
+const env = (name: string, fallback = "") => process.env[name] ?? fallback
+
+const backendUrl = env("MEDUSA_BACKEND_URL", "http://localhost:9000")
+
+export default defineConfig({
+  projectConfig: {
+    databaseUrl: env("DATABASE_URL"),
+    http: {
+      storeCors: env("STORE_CORS", "http://localhost:8000"),
+      adminCors: env("ADMIN_CORS", "http://localhost:9000"),
+      authCors: env("AUTH_CORS", "http://localhost:8000,http://localhost:9000"),
+      jwtSecret: env("JWT_SECRET", "supersecret"),
+      cookieSecret: env("COOKIE_SECRET", "supersecret"),
+    },
+  },
+  admin: {
+    disable: env("MEDUSA_ADMIN_DISABLE") === "true",
+    backendUrl,
+  },
+  modules: [
+    {
+      resolve: "@medusajs/medusa/payment",
+      options: {
+        providers: [
+          {
+            resolve: "./src/providers/card-service",
+            id: "card-service",
+            options: {
+              clientCode: env("CARD_SERVICE_CLIENT_CODE"),
+              clientSecret: env("CARD_SERVICE_CLIENT_SECRET"),
+              verifyId: env("CARD_SERVICE_VERIFY_ID"),
+              merchantId: env("CARD_SERVICE_MERCHANT_ID"),
+              mode: env("CARD_SERVICE_MODE", "test"),
+              testUrl: env("CARD_SERVICE_TEST_URL") || undefined,
+              liveUrl: env("CARD_SERVICE_LIVE_URL") || undefined,
+              backendUrl,
+              storefrontUrl: env("STOREFRONT_URL", "http://localhost:8000"),
+              autoCapture: env("CARD_SERVICE_AUTO_CAPTURE") === "true",
+              sessionSecret: env("CARD_SERVICE_SESSION_SECRET") || undefined,
+            },
+          },
+        ],
+      },
+    },
+  ],
+})

@@ -1,0 +1,117 @@
+import { z } from "zod"
+
+const url = z
+  .string()
+  .url("must be an absolute URL such as https://shop.example.com")
+  .transform((value) => value.replace(/\/+$/, ""))
+
+const required = (hint: string) => {
+  const message = `is required: ${hint}`
+  return z.string({ error: message }).min(1, message)
+}
+
+/**
+ * The provider's options, given under the payment module in medusa-config.ts.
+ * One schema: `validateOptions` parses it at boot, and the provider's type is
+ * inferred from it.
+ */
+export const CardServiceOptionsSchema = z
+  .object({
+    /** Client code issued by the card service, sent to GET /authorize (section 4.1). */
+    clientCode: required("the client code the card service gave you"),
+    /** Client secret paired with clientCode. Never logged, never sent to a browser. */
+    clientSecret: required("the client secret the card service gave you"),
+    /** The merchant code (`verifyId`) sent with every payment operation (section 5). */
+    verifyId: required("the verifyId (merchant code) the card service gave you"),
+    /** The merchant MID (`merchantId`) of sections 2.2-2.4. */
+    merchantId: required("your merchant MID"),
+    /** Which address of the service to use: `test` ({test_base_url}) or `live` ({base_url}). */
+    mode: z.enum(["test", "live"]).default("test"),
+    /** The service's test address. Required when mode is `test`. */
+    testUrl: url.optional(),
+    /** The service's live address. Required when mode is `live`. */
+    liveUrl: url.optional(),
+    /**
+     * The public URL of this Medusa backend. The card service posts results to
+     * `{backendUrl}/card-service/callback/...` and sends the browser back to
+     * `{backendUrl}/card-service/return/...`, so it must be reachable from both.
+     */
+    backendUrl: url,
+    /** The storefront the shopper returns to after paying. */
+    storefrontUrl: url,
+    /**
+     * Further origins a storefront may ask the shopper to be returned to
+     * (besides storefrontUrl's own). Anything else is refused, so the return
+     * route is no open redirect.
+     */
+    allowedReturnOrigins: z.array(url).default([]),
+    /** Capture right after approval (Medusa marks the payment captured at once). Default off. */
+    autoCapture: z.boolean().default(false),
+    /**
+     * `isWindowed` of section 2.2: false moves the page to the 3DS step and back;
+     * true authenticates in a new window. Sent explicitly on every request
+     * because the interface's two defaults disagree.
+     */
+    windowed: z.boolean().default(false),
+    /**
+     * `isRedirect` of section 2.2: return the shopper to the store even when 3DS
+     * fails, so the storefront can offer another try. Default on.
+     */
+    redirectOnFailure: z.boolean().default(true),
+    /** Timeouts of the HTTP client, in milliseconds. */
+    timeouts: z
+      .object({
+        connectMs: z.number().int().positive().default(5_000),
+        headersMs: z.number().int().positive().default(20_000),
+        bodyMs: z.number().int().positive().default(20_000),
+      })
+      .prefault({}),
+    /**
+     * Key for sealing what the plugin later trusts in public session data
+     * (HMAC-SHA256). Derived from the credentials when not given; set it to
+     * keep sessions valid across a credential rotation. At least 32 characters.
+     */
+    sessionSecret: z.string().min(32, "must be at least 32 characters").optional(),
+  })
+  .superRefine((options, ctx) => {
+    if (options.mode === "test" && !options.testUrl) {
+      ctx.addIssue({
+        code: "custom",
+        path: ["testUrl"],
+        message: "is required when mode is \"test\": the card service's test address",
+      })
+    }
+    if (options.mode === "live" && !options.liveUrl) {
+      ctx.addIssue({
+        code: "custom",
+        path: ["liveUrl"],
+        message: "is required when mode is \"live\": the card service's live address",
+      })
+    }
+  })
+
+export type CardServiceOptionsInput = z.input<typeof CardServiceOptionsSchema>
+export type CardServiceOptions = z.infer<typeof CardServiceOptionsSchema>
+
+/**
+ * Parses the options and throws one message naming every bad path and how to
+ * fix it. Values are never echoed: a secret must not end up in a boot log.
+ */
+export function parseOptions(raw: unknown): CardServiceOptions {
+  const result = CardServiceOptionsSchema.safeParse(raw ?? {})
+  if (result.success) {
+    return result.data
+  }
+  const lines = result.error.issues.map((issue) => {
+    const path = issue.path.length ? issue.path.join(".") : "(options)"
+    return `  - ${path}: ${issue.message}`
+  })
+  throw new Error(
+    `card-service provider options are invalid:\n${lines.join("\n")}\n` +
+      "Set them under the payment module's providers entry in medusa-config.ts (see the README, \"Options\")."
+  )
+}
+
+export function serviceBaseUrl(options: CardServiceOptions): string {
+  return (options.mode === "live" ? options.liveUrl : options.testUrl) as string
+}
