@@ -1,0 +1,365 @@
+import {
+  currencyDigits,
+  parseMajorAmount,
+  parseVoidAmount,
+} from "./amount-rules"
+import { decisionFor } from "./reason-lookup"
+import { StoredTransaction, TransactionStore } from "./transaction-store"
+
+export type FollowOnKind = "reverse" | "capture" | "refund" | "void"
+
+/** Section 2.5: what reverse, capture, refund and void answer. */
+export type OperationResult = {
+  decision: "ACCEPT" | "REJECT"
+  reasonCode: string
+  transactionId: string
+  originalTransactionId: string
+}
+
+const STEP_OF = {
+  reverse: "REVERSAL",
+  capture: "CAPTURE",
+  refund: "REFUND",
+  void: "VOID",
+} as const
+
+/** Section 2.3 fields (reverse, capture, refund). */
+const FOLLOW_ON_FIELDS = [
+  "merchantId",
+  "merchantReferenceCode",
+  "currency",
+  "amount",
+  "email",
+  "originalTransactionId",
+] as const
+
+/** Section 2.4 fields (void). */
+const VOID_FIELDS = [
+  "merchantId",
+  "merchantReferenceCode",
+  "currency",
+  "amount",
+  "email",
+  "transactionId",
+  "type",
+] as const
+
+type Body = Record<string, unknown>
+
+type Checked = {
+  reasonCode: string
+  /** The transaction the request acts on, when it exists. */
+  original?: StoredTransaction
+  amountMinor: number
+  digits: number | undefined
+  apply?: (created: StoredTransaction) => void
+}
+
+/**
+ * Applies one follow-on request to the store and records it, accepted or
+ * not (wire-choices: a rejected request still gets a transactionId).
+ */
+export function applyFollowOn(
+  store: TransactionStore,
+  kind: FollowOnKind,
+  body: Body,
+  merchantId: string
+): OperationResult {
+  const checked = check(store, kind, body, merchantId)
+  const referenced =
+    kind === "void" ? body.transactionId : body.originalTransactionId
+  const original = checked.original
+  const created = store.add({
+    merchantId,
+    merchantReferenceCode: stringOr(body.merchantReferenceCode),
+    originalTransactionId: stringOr(referenced),
+    step: STEP_OF[kind],
+    reasonCode: checked.reasonCode,
+    cardType: original?.cardType ?? "",
+    currency: stringOr(body.currency),
+    digits: checked.digits,
+    amountMinor: checked.amountMinor,
+    cardPrefix: original?.cardPrefix ?? "",
+    cardSuffix: original?.cardSuffix ?? "",
+  })
+  if (checked.reasonCode === "100") {
+    checked.apply?.(created)
+  }
+  return {
+    decision: decisionFor(checked.reasonCode),
+    reasonCode: checked.reasonCode,
+    transactionId: created.transactionId,
+    originalTransactionId: created.originalTransactionId,
+  }
+}
+
+function check(
+  store: TransactionStore,
+  kind: FollowOnKind,
+  body: Body,
+  merchantId: string
+): Checked {
+  const fields = kind === "void" ? VOID_FIELDS : FOLLOW_ON_FIELDS
+  const rejected = (
+    reasonCode: string,
+    original?: StoredTransaction
+  ): Checked => ({
+    reasonCode,
+    original,
+    digits,
+    amountMinor: amountMinor ?? 0,
+  })
+  const digits = currencyDigits(body.currency)
+  const amountMinor =
+    digits === undefined
+      ? undefined
+      : kind === "void"
+        ? parseVoidAmount(body.amount, digits)
+        : // wire-choices: amount is a JSON number in 2.3; a string is invalid.
+          typeof body.amount === "number"
+          ? parseMajorAmount(body.amount, digits)
+          : undefined
+
+  if (fields.some((name) => isMissing(body[name]))) {
+    return rejected("101")
+  }
+  const textOk = fields.every(
+    (name) => name === "amount" || typeof body[name] === "string"
+  )
+  if (
+    !textOk ||
+    body.merchantId !== merchantId ||
+    (body.merchantReferenceCode as string).length > 50 ||
+    !/^[^\s@]+@[^\s@]+\.[^\s@]+$/.test(body.email as string) ||
+    digits === undefined ||
+    amountMinor === undefined ||
+    (kind === "void" && body.type !== "CAPTURE" && body.type !== "REFUND")
+  ) {
+    return rejected("102")
+  }
+  const referenced = (
+    kind === "void" ? body.transactionId : body.originalTransactionId
+  ) as string
+  const original = store.get(referenced)
+  if (!original || original.merchantId !== merchantId) {
+    return rejected("241")
+  }
+  // A follow-on moves money already held in one currency; another currency
+  // is an invalid field rather than a state problem.
+  const currencyMatches = original.currency === body.currency
+  const rules = {
+    reverse: checkReverse,
+    capture: checkCapture,
+    refund: checkRefund,
+    void: checkVoid,
+  }
+  const outcome = rules[kind](
+    store,
+    original,
+    amountMinor,
+    body,
+    currencyMatches
+  )
+  return {
+    ...outcome,
+    original: outcome.original ?? original,
+    digits,
+    amountMinor,
+  }
+}
+
+type RuleOutcome = Pick<Checked, "reasonCode" | "apply"> & {
+  original?: StoredTransaction
+}
+
+const isApprovedAuthorization = (tx: StoredTransaction) =>
+  tx.step === "AUTHORIZATION" && decisionFor(tx.reasonCode) === "ACCEPT"
+
+function checkReverse(
+  store: TransactionStore,
+  auth: StoredTransaction,
+  amountMinor: number,
+  _body: Body,
+  currencyMatches: boolean
+): RuleOutcome {
+  if (!isApprovedAuthorization(auth)) {
+    return { reasonCode: "241" }
+  }
+  if (!currencyMatches) {
+    return { reasonCode: "102" }
+  }
+  if (auth.reversed) {
+    return { reasonCode: "237" }
+  }
+  const capture = auth.activeCaptureId
+    ? store.get(auth.activeCaptureId)
+    : undefined
+  if (capture) {
+    // A captured authorization cannot be reversed: once the capture is
+    // settled that is 238; while it is pending, 243 (void the capture first).
+    return {
+      reasonCode:
+        store.captureStatus(capture) === "TRANSMITTED" ? "238" : "243",
+    }
+  }
+  // Section 7, 239: a reversal releases the whole authorization.
+  if (amountMinor !== auth.amountMinor) {
+    return { reasonCode: "239" }
+  }
+  return {
+    reasonCode: "100",
+    apply: () => {
+      auth.reversed = true
+    },
+  }
+}
+
+function checkCapture(
+  _store: TransactionStore,
+  auth: StoredTransaction,
+  amountMinor: number,
+  _body: Body,
+  currencyMatches: boolean
+): RuleOutcome {
+  if (auth.step !== "AUTHORIZATION" && auth.step !== "AUTHENTICATION") {
+    return { reasonCode: "241" }
+  }
+  // Section 7, 242: no authorization that succeeded (an authentication-only
+  // request or a declined one), or the authorization is already used.
+  if (!isApprovedAuthorization(auth)) {
+    return { reasonCode: "242" }
+  }
+  if (!currencyMatches) {
+    return { reasonCode: "102" }
+  }
+  if (auth.reversed) {
+    return { reasonCode: "237" }
+  }
+  if (auth.activeCaptureId) {
+    return { reasonCode: "242" }
+  }
+  // A partial capture is allowed; more than authorized is 235.
+  if (amountMinor > auth.amountMinor) {
+    return { reasonCode: "235" }
+  }
+  return {
+    reasonCode: "100",
+    apply: (created) => {
+      created.refundedMinor = 0
+      auth.activeCaptureId = created.transactionId
+      auth.lastCaptureId = created.transactionId
+    },
+  }
+}
+
+function checkRefund(
+  store: TransactionStore,
+  target: StoredTransaction,
+  amountMinor: number,
+  _body: Body,
+  currencyMatches: boolean
+): RuleOutcome {
+  let capture: StoredTransaction | undefined = target
+  // The refund may name the capture or, for convenience, the authorization
+  // it captured; both lead to the same capture (docs/sandbox.md).
+  if (target.step === "AUTHORIZATION") {
+    if (target.reversed) {
+      return { reasonCode: "237" }
+    }
+    capture = target.lastCaptureId ? store.get(target.lastCaptureId) : undefined
+  }
+  if (
+    !capture ||
+    capture.step !== "CAPTURE" ||
+    decisionFor(capture.reasonCode) !== "ACCEPT"
+  ) {
+    return { reasonCode: "241" }
+  }
+  if (!currencyMatches) {
+    return { reasonCode: "102" }
+  }
+  if (capture.voided) {
+    return { reasonCode: "247", original: capture }
+  }
+  // Refunds may repeat, but never above what was captured.
+  const refundable = capture.amountMinor - (capture.refundedMinor ?? 0)
+  if (amountMinor > refundable) {
+    return { reasonCode: "235", original: capture }
+  }
+  const captured = capture
+  return {
+    reasonCode: "100",
+    original: capture,
+    apply: (created) => {
+      created.refundOf = captured.transactionId
+      captured.refundedMinor = (captured.refundedMinor ?? 0) + amountMinor
+    },
+  }
+}
+
+function checkVoid(
+  store: TransactionStore,
+  target: StoredTransaction,
+  amountMinor: number,
+  body: Body,
+  currencyMatches: boolean
+): RuleOutcome {
+  // Section 2.4 / 8: only a CAPTURE or a REFUND can be voided; anything else
+  // is "the transaction type cannot be voided" (246).
+  if (target.step !== "CAPTURE" && target.step !== "REFUND") {
+    return { reasonCode: "246" }
+  }
+  if (target.step !== body.type) {
+    return { reasonCode: "102" }
+  }
+  if (!currencyMatches) {
+    return { reasonCode: "102" }
+  }
+  const status = store.captureStatus(target)
+  // Not a payout (a declined capture), already voided, or already
+  // submitted to the processor: not voidable.
+  if (status !== "PENDING") {
+    return { reasonCode: "246" }
+  }
+  if (target.step === "CAPTURE" && (target.refundedMinor ?? 0) > 0) {
+    // Voiding a capture with live refunds would leave credits for money never taken.
+    return { reasonCode: "246" }
+  }
+  if (amountMinor !== target.amountMinor) {
+    return { reasonCode: "239" }
+  }
+  return {
+    reasonCode: "100",
+    apply: () => {
+      target.voided = true
+      const parent = store.get(
+        target.step === "REFUND"
+          ? (target.refundOf ?? "")
+          : target.originalTransactionId
+      )
+      if (
+        target.step === "CAPTURE" &&
+        parent?.activeCaptureId === target.transactionId
+      ) {
+        // Section 3, VOIDED: "the authorization itself is not deleted", so it
+        // can be captured again.
+        parent.activeCaptureId = undefined
+      }
+      if (target.step === "REFUND" && parent) {
+        parent.refundedMinor = (parent.refundedMinor ?? 0) - target.amountMinor
+      }
+    },
+  }
+}
+
+function isMissing(value: unknown): boolean {
+  return value === undefined || value === null || value === ""
+}
+
+function stringOr(value: unknown): string {
+  return typeof value === "string"
+    ? value
+    : value === undefined || value === null
+      ? ""
+      : String(value)
+}

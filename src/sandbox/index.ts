@@ -1,0 +1,31 @@
+import { CardServiceSandbox, SandboxOptions } from "./sandbox-server"
+
+export { CardServiceSandbox, DEFAULT_CREDENTIALS } from "./sandbox-server"
+export type {
+  SandboxCredentials,
+  SandboxLogger,
+  SandboxOptions,
+} from "./sandbox-server"
+export type { CallbackDelivery, CallbackKnobs } from "./callback-delivery"
+export { DEFAULT_CALLBACK_KNOBS } from "./callback-delivery"
+export type { FaultSpec } from "./fault-knobs"
+export type {
+  TransactionRecord,
+  CaptureStatus,
+  Step,
+} from "./transaction-store"
+export type { OperationResult } from "./follow-on-rules"
+export type { TestCard } from "./test-cards"
+export {
+  DEFAULT_CARD_BEHAVIOUR,
+  TEST_CARDS,
+  TEST_INPUTS,
+  findTestCard,
+} from "./test-cards"
+
+/** Starts the card-service sandbox on `options.port` (0: any free port) and resolves once it listens. */
+export function startSandbox(
+  options: SandboxOptions = {}
+): Promise<CardServiceSandbox> {
+  return new CardServiceSandbox(options).listen()
+}
