@@ -233,22 +233,22 @@ export class CardServiceClient {
   }
 
   /** Section 4.3 POST /reverse: releases an approval. */
-  reverse(input: FollowOnInput): Promise<OperationResult> {
+  async reverse(input: FollowOnInput): Promise<OperationResult> {
     return this.money_("reverse", this.followOnBody_("reverse", input))
   }
 
   /** Section 4.3 POST /capture. */
-  capture(input: FollowOnInput): Promise<OperationResult> {
+  async capture(input: FollowOnInput): Promise<OperationResult> {
     return this.money_("capture", this.followOnBody_("capture", input))
   }
 
   /** Section 4.3 POST /refund. */
-  refund(input: FollowOnInput): Promise<OperationResult> {
+  async refund(input: FollowOnInput): Promise<OperationResult> {
     return this.money_("refund", this.followOnBody_("refund", input))
   }
 
   /** Section 4.4 POST /void of a CAPTURE or REFUND transaction. */
-  void(input: VoidInput): Promise<OperationResult> {
+  async void(input: VoidInput): Promise<OperationResult> {
     return this.money_("void", this.voidBody_(input))
   }
 
