@@ -1,4 +1,5 @@
-import { MockAgent, errors, type Dispatcher } from "undici"
+import { MockAgent, errors } from "undici"
+import type { MockInterceptor } from "undici/types/mock-interceptor"
 import {
   CardServiceClient,
   CardServiceError,
@@ -12,6 +13,8 @@ const SECRET = "s3cr3t-client-password"
 const CODE_1 = "verif-code-aaaa-1111"
 const CODE_2 = "verif-code-bbbb-2222"
 
+type ReplyOptions = MockInterceptor.MockResponseCallbackOptions
+
 type Seen = {
   method: string
   path: string
@@ -19,7 +22,7 @@ type Seen = {
   body?: unknown
 }
 
-function headersOf(opts: Dispatcher.DispatchOptions): Record<string, string> {
+function headersOf(opts: ReplyOptions): Record<string, string> {
   const out: Record<string, string> = {}
   const raw = opts.headers as Record<string, string> | undefined
   for (const [k, v] of Object.entries(raw ?? {}))
@@ -27,7 +30,7 @@ function headersOf(opts: Dispatcher.DispatchOptions): Record<string, string> {
   return out
 }
 
-function record(seen: Seen[], opts: Dispatcher.DispatchOptions): void {
+function record(seen: Seen[], opts: ReplyOptions): void {
   seen.push({
     method: opts.method,
     path: opts.path,
@@ -547,13 +550,11 @@ describe("error categories", () => {
   it("a 200 with an unexpected body is invalid_response naming the fields", async () => {
     const s = setup()
     authorize(s)
-    s.pool
-      .intercept({ path: "/capture", method: "POST" })
-      .reply(200, {
-        decision: "MAYBE",
-        reasonCode: "100",
-        originalTransactionId: "auth-1",
-      })
+    s.pool.intercept({ path: "/capture", method: "POST" }).reply(200, {
+      decision: "MAYBE",
+      reasonCode: "100",
+      originalTransactionId: "auth-1",
+    })
     const e = await caught(s.client.capture(followOn), s)
     expect(e.category).toBe("invalid_response")
     expect(e.retrySafe).toBe(false)
@@ -653,7 +654,7 @@ describe("verification code: single flight and refresh once", () => {
     authorize(s, [CODE_1, CODE_2])
     s.pool
       .intercept({ path: "/capture", method: "POST" })
-      .reply((opts) => {
+      .reply<object>((opts) => {
         record(s.seen, opts)
         const ok = headersOf(opts).authorization === CODE_2
         return ok
@@ -683,7 +684,7 @@ describe("verification code: single flight and refresh once", () => {
     authorize(s, [CODE_1, CODE_2], 5)
     s.pool
       .intercept({ path: "/payment/retrieve/mid-42/t1", method: "GET" })
-      .reply((opts) => {
+      .reply<object>((opts) => {
         record(s.seen, opts)
         return headersOf(opts).authorization === CODE_2
           ? {
