@@ -45,6 +45,11 @@ export const CardServiceOptionsSchema = z
      * route is no open redirect.
      */
     allowedReturnOrigins: z.array(url).default([]),
+    /**
+     * E-mail sent with follow-ons (2.3 requires one) when the shopper's is not
+     * known. Defaults to payments@ the storefront's host.
+     */
+    merchantEmail: z.string().email("must be an e-mail address").optional(),
     /** Capture right after approval (Medusa marks the payment captured at once). Default off. */
     autoCapture: z.boolean().default(false),
     /**
@@ -91,7 +96,9 @@ export const CardServiceOptionsSchema = z
   })
 
 export type CardServiceOptionsInput = z.input<typeof CardServiceOptionsSchema>
-export type CardServiceOptions = z.infer<typeof CardServiceOptionsSchema>
+export type CardServiceOptions = z.infer<typeof CardServiceOptionsSchema> & {
+  merchantEmail: string
+}
 
 /**
  * Parses the options and throws one message naming every bad path and how to
@@ -100,7 +107,13 @@ export type CardServiceOptions = z.infer<typeof CardServiceOptionsSchema>
 export function parseOptions(raw: unknown): CardServiceOptions {
   const result = CardServiceOptionsSchema.safeParse(raw ?? {})
   if (result.success) {
-    return result.data
+    const host = new URL(result.data.storefrontUrl).hostname
+    return {
+      ...result.data,
+      merchantEmail:
+        result.data.merchantEmail ??
+        `payments@${host.includes(".") ? host : `${host}.localdomain`}`,
+    }
   }
   const lines = result.error.issues.map((issue) => {
     const path = issue.path.length ? issue.path.join(".") : "(options)"

@@ -1,0 +1,42 @@
+import type { IPaymentModuleService, MedusaContainer } from "@medusajs/framework/types"
+import { MedusaError, Modules } from "@medusajs/framework/utils"
+import CardServiceProviderService from "../providers/card-service/service"
+
+export const PROVIDER_ID_PREFIX = `pp_${CardServiceProviderService.identifier}_`
+
+type PaymentModuleInternals = {
+  paymentProviderService_?: { retrieveProvider(id: string): unknown }
+}
+
+/**
+ * The provider instance the payment module built from medusa-config, so the
+ * routes share its options, its sealing key and its client's connection pool
+ * instead of configuring a second copy. Medusa 2.21 keeps provider instances
+ * in the payment module's own container; its provider service is the one way
+ * to reach them (pinned version, checked by the integration tests).
+ */
+export function cardServiceProvider(
+  container: MedusaContainer,
+  providerId: string
+): CardServiceProviderService {
+  if (!providerId.startsWith(PROVIDER_ID_PREFIX)) {
+    throw new MedusaError(
+      MedusaError.Types.NOT_FOUND,
+      `Payment provider ${providerId} is not the card service`
+    )
+  }
+  const paymentModule = container.resolve<IPaymentModuleService>(Modules.PAYMENT)
+  const internals = paymentModule as unknown as PaymentModuleInternals
+  const provider = internals.paymentProviderService_?.retrieveProvider(providerId)
+  // Compared by identifier, not instanceof: the payment module and the routes
+  // may load the class through different module registries (jest, ts-node).
+  const identifier = (provider as { constructor?: { identifier?: string } } | undefined)
+    ?.constructor?.identifier
+  if (identifier !== CardServiceProviderService.identifier) {
+    throw new MedusaError(
+      MedusaError.Types.NOT_FOUND,
+      `Payment provider ${providerId} is not registered in the payment module`
+    )
+  }
+  return provider as CardServiceProviderService
+}

@@ -1,0 +1,271 @@
+import { completeCartWorkflow } from "@medusajs/medusa/core-flows"
+import type {
+  ILockingModule,
+  IPaymentModuleService,
+  MedusaContainer,
+  PaymentSessionDTO,
+} from "@medusajs/framework/types"
+import { ContainerRegistrationKeys, Modules } from "@medusajs/framework/utils"
+import { CardServiceError } from "../lib/card-service-error"
+import { toMinorUnits } from "../lib/money"
+import type { TransactionRecord } from "../lib/wire-schemas"
+import { checkApproval } from "../providers/card-service/approval-check"
+import type { CardServiceSessionData, FailureReason } from "../providers/card-service/session-data"
+import type CardServiceProviderService from "../providers/card-service/service"
+import { reasonText } from "../providers/card-service/status-mapping"
+import { cardServiceProvider, PROVIDER_ID_PREFIX } from "./provider-lookup"
+
+/** What the callback and return routes learn from the service or the browser. */
+export type SettleHint = {
+  /** The transactionId the callback or the redirect named; a hint, checked with retrieve. */
+  transactionId?: string
+  source: "callback" | "return" | "poll"
+}
+
+export type SettleOutcome =
+  /** The cart is an order (now or before). */
+  | { kind: "order"; orderId: string; cartId: string }
+  /** Nothing known yet: the shopper has not finished, or the result has not arrived. */
+  | { kind: "pending"; cartId: string | null }
+  /** The payment did not go through; the shopper may try again. */
+  | { kind: "failed"; cartId: string | null; failure: FailureReason }
+  /** The hint named nothing this session can use: nothing was changed. */
+  | { kind: "ignored"; cartId: string | null; reason: string }
+  /** No card-service session by that id. */
+  | { kind: "unknown_session" }
+
+const LOCK_TIMEOUT_SECONDS = 30
+
+/**
+ * Turns a result the service reported (callback or browser return) into an
+ * order, trusting nothing it was told: the transaction is retrieved from the
+ * service and checked against Medusa's own record of the session before it is
+ * attached, and the cart is completed through Medusa's own workflow, whose
+ * authorizePayment asks the service once more.
+ *
+ * Deliveries for one session run one at a time (locking module), so
+ * duplicate and concurrent callbacks and returns give one order.
+ */
+export async function settlePayment(
+  container: MedusaContainer,
+  sessionId: string,
+  hint: SettleHint
+): Promise<SettleOutcome> {
+  const locking = container.resolve<ILockingModule>(Modules.LOCKING)
+  return await locking.execute(
+    `card-service:settle:${sessionId}`,
+    () => settle(container, sessionId, hint),
+    { timeout: LOCK_TIMEOUT_SECONDS }
+  )
+}
+
+async function settle(
+  container: MedusaContainer,
+  sessionId: string,
+  hint: SettleHint
+): Promise<SettleOutcome> {
+  const paymentModule = container.resolve<IPaymentModuleService>(Modules.PAYMENT)
+  const found = await loadSession(container, sessionId)
+  if (!found) {
+    return { kind: "unknown_session" }
+  }
+  const { session, provider } = found
+  const { cartId, orderId, email } = await cartOfSession(container, session)
+  if (orderId && cartId) {
+    return { kind: "order", orderId, cartId }
+  }
+
+  const data = provider.verifySession(session.data, session.id)
+  if (!data || !matchesMedusaRecord(data, session)) {
+    return {
+      kind: "failed",
+      cartId,
+      failure: {
+        code: "tampered",
+        message: "the payment session data was altered; start a new payment",
+      },
+    }
+  }
+
+  let current = data
+  if (hint.transactionId && hint.transactionId !== data.transaction_id) {
+    const attached = await attachTransaction(provider, data, hint.transactionId, email)
+    if (attached.kind === "ignored") {
+      return { ...attached, cartId }
+    }
+    current = attached.data
+    await paymentModule.updatePaymentSession({
+      id: session.id,
+      amount: session.amount,
+      currency_code: session.currency_code,
+      data: current as unknown as Record<string, unknown>,
+    })
+  }
+
+  if (!current.transaction_id) {
+    return { kind: "pending", cartId }
+  }
+  if (current.failure) {
+    return { kind: "failed", cartId, failure: current.failure }
+  }
+  if (!cartId) {
+    return {
+      kind: "failed",
+      cartId,
+      failure: { code: "no_cart", message: "the payment session belongs to no cart" },
+    }
+  }
+  return await completeCart(container, cartId, session.id)
+}
+
+async function loadSession(
+  container: MedusaContainer,
+  sessionId: string
+): Promise<{ session: PaymentSessionDTO; provider: CardServiceProviderService } | null> {
+  const paymentModule = container.resolve<IPaymentModuleService>(Modules.PAYMENT)
+  let session: PaymentSessionDTO
+  try {
+    session = await paymentModule.retrievePaymentSession(sessionId)
+  } catch {
+    return null
+  }
+  if (!session.provider_id.startsWith(PROVIDER_ID_PREFIX)) {
+    return null
+  }
+  return { session, provider: cardServiceProvider(container, session.provider_id) }
+}
+
+/** The session's sealed terms must be Medusa's own amount and currency for it. */
+function matchesMedusaRecord(data: CardServiceSessionData, session: PaymentSessionDTO): boolean {
+  try {
+    return (
+      data.currency_code === session.currency_code.toLowerCase() &&
+      toMinorUnits(session.amount as never, session.currency_code).toString() === data.amount_minor
+    )
+  } catch {
+    return false
+  }
+}
+
+export async function cartOfSession(
+  container: MedusaContainer,
+  session: Pick<PaymentSessionDTO, "payment_collection_id">
+): Promise<{ cartId: string | null; orderId: string | null; email: string | null }> {
+  const query = container.resolve(ContainerRegistrationKeys.QUERY)
+  const { data: links } = await query.graph({
+    entity: "cart_payment_collection",
+    fields: ["cart_id"],
+    filters: { payment_collection_id: session.payment_collection_id },
+  })
+  const cartId: string | null = links[0]?.cart_id ?? null
+  if (!cartId) {
+    return { cartId: null, orderId: null, email: null }
+  }
+  const [{ data: carts }, { data: orders }] = await Promise.all([
+    query.graph({ entity: "cart", fields: ["id", "email"], filters: { id: cartId } }),
+    query.graph({ entity: "order_cart", fields: ["order_id"], filters: { cart_id: cartId } }),
+  ])
+  return {
+    cartId,
+    orderId: orders[0]?.order_id ?? null,
+    email: carts[0]?.email ?? null,
+  }
+}
+
+type Attached =
+  | { kind: "attached"; data: CardServiceSessionData }
+  | { kind: "ignored"; reason: string }
+
+/**
+ * Checks a reported transaction with the service and returns the session
+ * data with it attached. A transaction that is not this session's (forged or
+ * replayed from another session) is ignored. A second approval for a session
+ * that already has one is a double payment: it is reversed, not attached.
+ */
+async function attachTransaction(
+  provider: CardServiceProviderService,
+  data: CardServiceSessionData,
+  transactionId: string,
+  email: string | null
+): Promise<Attached> {
+  let record: TransactionRecord
+  try {
+    record = await provider.client.retrieve(transactionId)
+  } catch (error) {
+    if (error instanceof CardServiceError && error.httpStatus === 404) {
+      return { kind: "ignored", reason: "the service knows no such transaction" }
+    }
+    throw error
+  }
+  const verdict = checkApproval(record, data, (reference, id) =>
+    provider.sealer.referenceBelongsTo(reference, id)
+  )
+  if (verdict.outcome === "foreign") {
+    return { kind: "ignored", reason: verdict.reason }
+  }
+  if (data.transaction_id && verdict.outcome === "approved") {
+    const existing = await provider.client.retrieve(data.transaction_id).catch(() => null)
+    const existingVerdict =
+      existing &&
+      checkApproval(existing, data, (reference, id) => provider.sealer.referenceBelongsTo(reference, id))
+    if (existingVerdict && existingVerdict.outcome === "approved") {
+      await provider.releaseApproval(data, record)
+      return { kind: "ignored", reason: "the session is already paid; the second approval was reversed" }
+    }
+  }
+  if (verdict.outcome === "mismatch") {
+    // Approved, but not for what the cart costs: release the money at once
+    // and fail the session with the reason; the shopper can pay again.
+    const released = await provider.releaseApproval(data, record)
+    return {
+      kind: "attached",
+      data: {
+        ...released,
+        transaction_id: record.transactionId,
+        email: email ?? data.email,
+        failure: { code: "mismatch", message: verdict.reason },
+        state: "failed",
+      },
+    }
+  }
+  const failure: FailureReason | null =
+    verdict.outcome === "approved"
+      ? null
+      : { code: verdict.reasonCode, message: `${verdict.reason}: ${reasonText(verdict.reasonCode)}` }
+  return {
+    kind: "attached",
+    data: {
+      ...data,
+      transaction_id: record.transactionId,
+      email: email ?? data.email,
+      failure,
+      state: failure ? "failed" : "pending",
+    },
+  }
+}
+
+async function completeCart(
+  container: MedusaContainer,
+  cartId: string,
+  sessionId: string
+): Promise<SettleOutcome> {
+  try {
+    const { result } = await completeCartWorkflow(container).run({ input: { id: cartId } })
+    return { kind: "order", orderId: result.id, cartId }
+  } catch (error) {
+    // The storefront may be completing the same cart at this moment (Medusa
+    // answers one of two concurrent completions with a conflict): if an
+    // order exists now, that is the outcome.
+    const paymentModule = container.resolve<IPaymentModuleService>(Modules.PAYMENT)
+    const session = await paymentModule.retrievePaymentSession(sessionId)
+    const { orderId } = await cartOfSession(container, session)
+    if (orderId) {
+      return { kind: "order", orderId, cartId }
+    }
+    const data = session.data as Partial<CardServiceSessionData>
+    if (data?.failure) {
+      return { kind: "failed", cartId, failure: data.failure }
+    }
+    throw error
+  }
+}
