@@ -1,0 +1,95 @@
+import { CardServiceSandbox, startSandbox } from "../../src/sandbox"
+import {
+  authorize,
+  call,
+  callJson,
+  MerchantStub,
+  orderForm,
+  redirectParams,
+  startMerchantStub,
+  submitOrder,
+} from "../helpers/sandbox-http"
+
+describe("fault knobs for the JSON endpoints", () => {
+  let sandbox: CardServiceSandbox
+  let merchant: MerchantStub
+  let code: string
+  let auth: string
+
+  beforeAll(async () => {
+    sandbox = await startSandbox()
+    merchant = await startMerchantStub()
+    code = await authorize(sandbox)
+    const answer = await submitOrder(
+      sandbox,
+      orderForm(sandbox, code, merchant)
+    )
+    auth = redirectParams(answer).get("transactionId")!
+  })
+  afterEach(() => sandbox.clearFaults())
+  afterAll(async () => {
+    await sandbox.close()
+    await merchant.close()
+  })
+
+  const retrieve = () =>
+    callJson(
+      sandbox,
+      code,
+      "GET",
+      `/payment/retrieve/${sandbox.credentials.merchantId}/${auth}`
+    )
+
+  it("answers the next N requests with 500 or 503 without processing them", async () => {
+    sandbox.injectFault({ type: "status", status: 503, count: 2 })
+    const first = await retrieve()
+    expect(first.status).toBe(503)
+    expect(first.json).toEqual({ decision: "REJECT", reasonCode: "150" })
+    expect((await retrieve()).status).toBe(503)
+    expect((await retrieve()).status).toBe(200)
+    sandbox.injectFault({ type: "status", status: 500 })
+    const authorizeAnswer = await call(sandbox.url, "GET", "/authorize", {
+      headers: { clientCode: "sandbox-client", clientSecret: "sandbox-secret" },
+    })
+    expect(authorizeAnswer.status).toBe(500)
+  })
+
+  it("limits a fault to one path", async () => {
+    sandbox.injectFault({ type: "status", status: 500, path: "/capture" })
+    expect((await retrieve()).status).toBe(200)
+    const before = sandbox.transactions().length
+    const capture = await callJson(sandbox, code, "POST", "/capture", {})
+    expect(capture.status).toBe(500)
+    expect(sandbox.transactions().length).toBe(before)
+  })
+
+  it("delays the answer of a processed request", async () => {
+    sandbox.injectFault({ type: "delay", ms: 200 })
+    const started = Date.now()
+    expect((await retrieve()).status).toBe(200)
+    expect(Date.now() - started).toBeGreaterThanOrEqual(190)
+  })
+
+  it("destroys the connection after processing: the operation happened (indeterminate)", async () => {
+    sandbox.injectFault({ type: "destroy", path: "/capture" })
+    const before = sandbox.transactions().length
+    await expect(
+      callJson(sandbox, code, "POST", "/capture", {
+        merchantId: sandbox.credentials.merchantId,
+        merchantReferenceCode: "lost-answer",
+        currency: "978",
+        amount: 10.5,
+        email: "ada@example.com",
+        originalTransactionId: auth,
+      })
+    ).rejects.toThrow()
+    const recorded = sandbox.transactions().slice(before)
+    expect(recorded).toEqual([
+      expect.objectContaining({
+        step: "CAPTURE",
+        reasonCode: "100",
+        captureStatus: "PENDING",
+      }),
+    ])
+  })
+})
