@@ -167,6 +167,12 @@ export class CardServiceClient {
     maxDelayMs: number
   }
   private readonly logger_?: CardServiceLogger
+  /** Section 4.5 path up to the transaction id; the merchantId is fixed per client. */
+  private readonly retrievePrefix_: string
+  private readonly requestTimeouts_: {
+    headersTimeout: number
+    bodyTimeout: number
+  }
   private codeEntry_?: CodeEntry
   private previousCode_?: string
   private closed_ = false
@@ -185,6 +191,7 @@ export class CardServiceClient {
     const url = new URL(options.baseUrl)
     this.origin_ = url.origin
     this.basePath_ = url.pathname.replace(/\/+$/, "")
+    this.retrievePrefix_ = `${this.basePath_}/payment/retrieve/${encodeURIComponent(options.merchantId)}/`
     this.timeouts_ = {
       connectMs: options.timeouts?.connectMs ?? DEFAULTS.connectMs,
       headersMs: options.timeouts?.headersMs ?? DEFAULTS.headersMs,
@@ -196,6 +203,10 @@ export class CardServiceClient {
       maxDelayMs: options.retry?.maxDelayMs ?? DEFAULTS.maxDelayMs,
     }
     this.logger_ = options.logger
+    this.requestTimeouts_ = {
+      headersTimeout: this.timeouts_.headersMs,
+      bodyTimeout: this.timeouts_.bodyMs,
+    }
     if (options.dispatcher) {
       this.dispatcher_ = options.dispatcher
       this.ownsDispatcher_ = false
@@ -261,9 +272,7 @@ export class CardServiceClient {
         "transactionId: must be a non-empty string"
       )
     }
-    const path =
-      `${this.basePath_}/payment/retrieve/` +
-      `${encodeURIComponent(this.options_.merchantId)}/${encodeURIComponent(transactionId)}`
+    const path = `${this.retrievePrefix_}${encodeURIComponent(transactionId)}`
     const response = await this.withVerificationCode_(operation, (code) =>
       this.sendSafe_(operation, "GET", path, this.jsonHeaders_(code))
     )
@@ -533,7 +542,8 @@ export class CardServiceClient {
     operation: string,
     send: (code: string) => Promise<WireResponse>
   ): Promise<WireResponse> {
-    const stale = await this.codeFor_(operation)
+    // The cached code is read synchronously: the common path costs no extra await.
+    const stale = this.codeEntry_?.value ?? (await this.codeFor_(operation))
     const first = await send(stale)
     if (first.status !== 401) {
       return first
@@ -816,10 +826,11 @@ export class CardServiceClient {
         origin: this.origin_,
         path,
         method,
-        headers: { accept: "application/json", ...headers },
+        headers,
         body,
-        headersTimeout: this.timeouts_.headersMs,
-        bodyTimeout: this.timeouts_.bodyMs,
+        // The own Pool already carries the timeouts; an injected dispatcher
+        // gets them per request so they hold whatever it is.
+        ...(this.ownsDispatcher_ ? undefined : this.requestTimeouts_),
       })
       const text = await response.body.text()
       let json: unknown
