@@ -1,0 +1,184 @@
+#!/usr/bin/env node
+// Runs the card-service sandbox (src/sandbox) as a process, for the demo and
+// for manual testing. Prints one JSON line when ready; SIGINT/SIGTERM close it.
+"use strict"
+
+const path = require("node:path")
+const fs = require("node:fs")
+
+const USAGE = `Usage: card-service-sandbox [options]
+
+  --port <n>             port to listen on (0 = any free port; default 0)
+  --host <host>          address to bind (default 127.0.0.1)
+  --client-code <s>      clientCode for GET /authorize
+  --client-secret <s>    clientSecret for GET /authorize
+  --verify-id <s>        the merchant code (verifyId)
+  --merchant-id <s>      the merchant ID
+  --settlement-ms <n>    time from capture/refund to TRANSMITTED (default 300000)
+  --verification-ttl-ms <n>  lifetime of a verification code (default 1800000)
+  --callback-format <json|form>
+  --verbose              log one line per request to stderr
+
+Every option can also be set as CARD_SERVICE_SANDBOX_<NAME>, e.g.
+CARD_SERVICE_SANDBOX_PORT=7070 or CARD_SERVICE_SANDBOX_CLIENT_SECRET=...`
+
+const OPTIONS = [
+  "port",
+  "host",
+  "client-code",
+  "client-secret",
+  "verify-id",
+  "merchant-id",
+  "settlement-ms",
+  "verification-ttl-ms",
+  "callback-format",
+]
+
+function parseArgs(argv, env) {
+  const values = {}
+  for (const name of OPTIONS) {
+    const fromEnv =
+      env[`CARD_SERVICE_SANDBOX_${name.toUpperCase().replace(/-/g, "_")}`]
+    if (fromEnv !== undefined && fromEnv !== "") {
+      values[name] = fromEnv
+    }
+  }
+  let verbose = env.CARD_SERVICE_SANDBOX_VERBOSE === "1"
+  for (let i = 0; i < argv.length; i++) {
+    const arg = argv[i]
+    if (arg === "--help" || arg === "-h") {
+      process.stdout.write(`${USAGE}\n`)
+      process.exit(0)
+    }
+    if (arg === "--verbose") {
+      verbose = true
+      continue
+    }
+    const match = /^--([a-z-]+)(?:=(.*))?$/.exec(arg)
+    if (!match || !OPTIONS.includes(match[1])) {
+      fail(`unknown option ${arg}`)
+    }
+    const value = match[2] !== undefined ? match[2] : argv[++i]
+    if (value === undefined) {
+      fail(`${arg} needs a value`)
+    }
+    values[match[1]] = value
+  }
+  return { values, verbose }
+}
+
+function fail(message) {
+  process.stderr.write(`card-service-sandbox: ${message}\n\n${USAGE}\n`)
+  process.exit(2)
+}
+
+function integer(name, text) {
+  if (text === undefined) {
+    return undefined
+  }
+  if (!/^\d+$/.test(text)) {
+    fail(`--${name} must be a whole number, got ${JSON.stringify(text)}`)
+  }
+  return Number(text)
+}
+
+/**
+ * The built package ships .medusa/server/src/sandbox/index.js; in this
+ * repository before a build only the TypeScript exists, so ts-node (with swc,
+ * type checks off) compiles it on the fly. A build older than the sources is
+ * skipped, so a stale .medusa folder never runs yesterday's sandbox.
+ */
+function loadSandbox() {
+  const root = path.resolve(__dirname, "..")
+  const built = path.join(
+    root,
+    ".medusa",
+    "server",
+    "src",
+    "sandbox",
+    "index.js"
+  )
+  const sources = path.join(root, "src", "sandbox")
+  if (fs.existsSync(built) && !newerThan(sources, fs.statSync(built).mtimeMs)) {
+    return require(built)
+  }
+  require("ts-node").register({
+    transpileOnly: true,
+    swc: true,
+    project: path.join(root, "tsconfig.json"),
+  })
+  return require(path.join(root, "src", "sandbox", "index.ts"))
+}
+
+function newerThan(dir, mtimeMs) {
+  if (!fs.existsSync(dir)) {
+    return false
+  }
+  return fs
+    .readdirSync(dir)
+    .some((name) => fs.statSync(path.join(dir, name)).mtimeMs > mtimeMs)
+}
+
+async function main() {
+  const { values, verbose } = parseArgs(process.argv.slice(2), process.env)
+  const format = values["callback-format"]
+  if (format !== undefined && format !== "json" && format !== "form") {
+    fail("--callback-format must be json or form")
+  }
+  const credentials = {}
+  for (const [flag, key] of [
+    ["client-code", "clientCode"],
+    ["client-secret", "clientSecret"],
+    ["verify-id", "verifyId"],
+    ["merchant-id", "merchantId"],
+  ]) {
+    if (values[flag] !== undefined) {
+      credentials[key] = values[flag]
+    }
+  }
+  const log = (level) => (message) =>
+    process.stderr.write(`[sandbox] ${level} ${message}\n`)
+  const { startSandbox } = loadSandbox()
+  const sandbox = await startSandbox({
+    port: integer("port", values.port) ?? 0,
+    host: values.host,
+    credentials,
+    settlementMs: integer("settlement-ms", values["settlement-ms"]),
+    verificationTtlMs: integer(
+      "verification-ttl-ms",
+      values["verification-ttl-ms"]
+    ),
+    callbackFormat: format,
+    logger: {
+      debug: verbose ? log("debug") : undefined,
+      info: log("info"),
+      warn: log("warn"),
+      error: log("error"),
+    },
+  })
+  let closing = false
+  const stop = () => {
+    if (closing) {
+      return
+    }
+    closing = true
+    sandbox.close().then(
+      () => process.exit(0),
+      () => process.exit(1)
+    )
+  }
+  // Handlers first: whoever reads the ready line may signal at once.
+  process.on("SIGINT", stop)
+  process.on("SIGTERM", stop)
+  const { clientCode, clientSecret, verifyId, merchantId } = sandbox.credentials
+  process.stdout.write(
+    `${JSON.stringify({ url: sandbox.url, clientCode, clientSecret, verifyId, merchantId })}\n`
+  )
+}
+
+main().catch((error) => {
+  process.stderr.write(
+    `card-service-sandbox: ${error && error.stack ? error.stack : error}\n`
+  )
+  process.exit(1)
+})

@@ -1,0 +1,67 @@
+import { ChildProcess, spawn } from "node:child_process"
+import { once } from "node:events"
+import path from "node:path"
+import { createInterface } from "node:readline"
+import { call } from "../helpers/sandbox-http"
+
+jest.setTimeout(30_000)
+
+const BIN = path.resolve(__dirname, "../../bin/card-service-sandbox.js")
+
+describe("bin/card-service-sandbox.js", () => {
+  let child: ChildProcess | undefined
+
+  afterEach(() => {
+    if (child && child.exitCode === null) {
+      child.kill("SIGKILL")
+    }
+  })
+
+  async function start(args: string[], env: Record<string, string> = {}) {
+    child = spawn(process.execPath, [BIN, ...args], {
+      env: { ...process.env, ...env },
+      stdio: ["ignore", "pipe", "pipe"],
+    })
+    const lines = createInterface({ input: child.stdout! })
+    const [line] = (await once(lines, "line")) as [string]
+    return JSON.parse(line)
+  }
+
+  it("prints one JSON line with url and credentials, serves, and stops on SIGTERM", async () => {
+    const ready = await start(
+      ["--port", "0", "--client-secret", "cli-secret"],
+      {
+        CARD_SERVICE_SANDBOX_MERCHANT_ID: "env-merchant",
+      }
+    )
+    expect(ready).toEqual({
+      url: expect.stringMatching(/^http:\/\/127\.0\.0\.1:\d+$/),
+      clientCode: "sandbox-client",
+      clientSecret: "cli-secret",
+      verifyId: "sandbox-verify",
+      merchantId: "env-merchant",
+    })
+    const answer = await call(ready.url, "GET", "/authorize", {
+      headers: { clientCode: "sandbox-client", clientSecret: "cli-secret" },
+    })
+    expect(answer.status).toBe(200)
+    child!.kill("SIGTERM")
+    const [code] = await once(child!, "exit")
+    expect(code).toBe(0)
+  })
+
+  it("stops cleanly on SIGINT", async () => {
+    await start(["--port=0"])
+    child!.kill("SIGINT")
+    const [code] = await once(child!, "exit")
+    expect(code).toBe(0)
+  })
+
+  it("refuses an unknown option with exit code 2", async () => {
+    child = spawn(process.execPath, [BIN, "--colour", "blue"], {
+      stdio: "pipe",
+    })
+    const [code] = await once(child, "exit")
+    expect(code).toBe(2)
+  })
+})
