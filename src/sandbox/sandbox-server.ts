@@ -30,6 +30,7 @@ import {
   OrderSummary,
   requestedStep,
 } from "./order-validation"
+import { brandOfNumber } from "./card-rules"
 import { decisionFor } from "./reason-lookup"
 import { DEFAULT_CARD_BEHAVIOUR, findTestCard } from "./test-cards"
 import { threeDsFields } from "./three-ds-fields"
@@ -279,6 +280,58 @@ export class CardServiceSandbox {
     }
     this.verificationCodes.set(code, now + this.verificationTtlMs)
     return code
+  }
+
+  /**
+   * Records an authorization as a frictionless payment with this card would,
+   * without a browser or a callback: for seeding follow-on tests and the
+   * benchmark. The card's outcome applies (a 203 card records a decline).
+   */
+  seedAuthorization(
+    options: {
+      amount?: string
+      currency?: string
+      cardNumber?: string
+      merchantReferenceCode?: string
+    } = {}
+  ): TransactionRecord {
+    const currency = options.currency ?? "978"
+    const digits = currencyDigits(currency)
+    const number = options.cardNumber ?? "4000000000001000"
+    const amountMinor =
+      digits === undefined
+        ? undefined
+        : parseMajorAmount(options.amount ?? "10.50", digits)
+    const card = findTestCard(number)
+    if (
+      digits === undefined ||
+      amountMinor === undefined ||
+      !brandOfNumber(number)
+    ) {
+      throw new Error(
+        "seedAuthorization: use an ISO 4217 numeric currency, a valid amount and a VISA, MASTER or JCB number"
+      )
+    }
+    const reasonCode = card?.reasonCode ?? DEFAULT_CARD_BEHAVIOUR.reasonCode
+    const tx = this.store.add({
+      merchantId: this.credentials.merchantId,
+      merchantReferenceCode:
+        options.merchantReferenceCode ??
+        `seed-${randomBytes(6).toString("hex")}`,
+      originalTransactionId: "",
+      step: "AUTHORIZATION",
+      reasonCode,
+      cardType: card?.cardType ?? brandOfNumber(number)!,
+      currency,
+      digits,
+      amountMinor:
+        reasonCode === "110"
+          ? Math.max(1, Math.floor(amountMinor / 2))
+          : amountMinor,
+      cardPrefix: number.slice(0, 6),
+      cardSuffix: number.slice(-4),
+    })
+    return this.store.toRecord(tx)
   }
 
   /** Forgets transactions, duplicate-window entries, sessions and callback history. */
