@@ -50,6 +50,14 @@ export const CardServiceOptionsSchema = z
      * known. Defaults to payments@ the storefront's host.
      */
     merchantEmail: z.string().email("must be an e-mail address").optional(),
+    /** The shop's name on the hosted payment page. */
+    storeName: z.string().min(1).default("Our shop"),
+    /**
+     * Where the shopper lands after paying: `{storefrontUrl}{returnPath}` with
+     * `?status=...` (see the README, "Storefront"). A storefront may ask for
+     * another return URL per session (data.return_url) on an allowed origin.
+     */
+    returnPath: z.string().startsWith("/", "must start with /").default("/checkout/card-service"),
     /** Capture right after approval (Medusa marks the payment captured at once). Default off. */
     autoCapture: z.boolean().default(false),
     /**

@@ -127,6 +127,7 @@ export default class CardServiceProviderService extends AbstractPaymentProvider<
       )
     }
     const session = this.newSession_(sessionId, amount, currency_code, context)
+    session.return_to = this.allowedReturnUrl(data?.return_to)
     return { id: sessionId, status: PaymentSessionStatus.PENDING, data: session }
   }
 
@@ -163,6 +164,7 @@ export default class CardServiceProviderService extends AbstractPaymentProvider<
     }
     const session: CardServiceSessionData = {
       ...fresh,
+      return_to: this.allowedReturnUrl(current.return_to),
       transaction_id: current.transaction_id,
       email: current.email ?? fresh.email,
       failure: current.failure,
@@ -390,6 +392,34 @@ export default class CardServiceProviderService extends AbstractPaymentProvider<
   }
 
   /**
+   * A return URL a storefront asked for, if its origin is the storefront's or
+   * one of allowedReturnOrigins; anything else is dropped, so the return
+   * route never becomes an open redirect.
+   */
+  allowedReturnUrl(candidate: unknown): string | null {
+    if (typeof candidate !== "string" || candidate.length > 2048) return null
+    let url: URL
+    try {
+      url = new URL(candidate)
+    } catch {
+      return null
+    }
+    if (url.protocol !== "https:" && url.protocol !== "http:") return null
+    const allowed = [this.options_.storefrontUrl, ...this.options_.allowedReturnOrigins].map(
+      (origin) => new URL(origin).origin
+    )
+    return allowed.includes(url.origin) ? url.toString() : null
+  }
+
+  /** Where the shopper goes after the return route: the session's choice or the default. */
+  returnTarget(session: Pick<CardServiceSessionData, "return_to"> | null): URL {
+    return new URL(
+      this.allowedReturnUrl(session?.return_to) ??
+        `${this.options_.storefrontUrl}${this.options_.returnPath}`
+    )
+  }
+
+  /**
    * Reverses an approval made for this session that cannot become its
    * payment (wrong amount or currency, or a second approval), so no money
    * stays held without an order.
@@ -453,6 +483,7 @@ export default class CardServiceProviderService extends AbstractPaymentProvider<
         },
         fields_url: `${backend}/store/card-service/sessions/${sessionId}/form`,
       },
+      return_to: null,
       state: "pending",
       transaction_id: null,
       email: context?.customer?.email ?? null,

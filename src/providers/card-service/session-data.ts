@@ -79,6 +79,8 @@ export type CardServiceSessionData = {
   callback_url: string
   return_url: string
   form: FormDescriptor
+  /** Where the shopper returns after paying, when the storefront asked for it (origin checked). */
+  return_to: string | null
   state: PaymentState
   /** The payment request's transactionId once the service reported one and it was verified. */
   transaction_id: string | null
@@ -126,6 +128,7 @@ export const SessionDataSchema = z.object({
     fields: z.record(z.string(), z.string()),
     fields_url: z.string(),
   }),
+  return_to: z.string().nullable(),
   state: z.enum(["pending", "authorized", "captured", "canceled", "failed"]),
   transaction_id: z.string().min(1).nullable(),
   email: z.string().nullable(),

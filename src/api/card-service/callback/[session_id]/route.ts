@@ -1,0 +1,42 @@
+import type { MedusaRequest, MedusaResponse } from "@medusajs/framework/http"
+import { settlePayment } from "../../../../checkout/settle-payment"
+import { PaymentResultSchema } from "../../../../lib/wire-schemas"
+
+/**
+ * POST /card-service/callback/:session_id/ - the service's final result
+ * (section 6), JSON or form-encoded. It is unsigned, so it is only a hint:
+ * settlePayment retrieves the transaction and checks it before anything
+ * changes. The answer says nothing about the session, so a forger learns
+ * nothing from it; a 503 asks the service to deliver again later when the
+ * result could not be checked (the service was unreachable).
+ */
+export async function POST(req: MedusaRequest, res: MedusaResponse) {
+  const parsed = PaymentResultSchema.safeParse(req.body ?? {})
+  if (!parsed.success) {
+    return res.status(400).json({
+      received: false,
+      message: "The body is not a card-service payment result (section 2.5 fields).",
+    })
+  }
+  const logger = req.scope.resolve("logger")
+  try {
+    const outcome = await settlePayment(req.scope, req.params.session_id, {
+      transactionId: parsed.data.transactionId,
+      source: "callback",
+    })
+    if (outcome.kind === "unknown_session") {
+      return res.status(404).json({ received: false, message: "Unknown payment session." })
+    }
+    if (outcome.kind === "ignored") {
+      logger.warn(
+        `card-service: ignored a callback for session ${req.params.session_id}: ${outcome.reason}`
+      )
+    }
+    return res.status(200).json({ received: true })
+  } catch (error) {
+    logger.error(
+      `card-service: could not settle the callback for session ${req.params.session_id}: ${(error as Error).message}`
+    )
+    return res.status(503).json({ received: false, message: "Try again later." })
+  }
+}

@@ -1,0 +1,78 @@
+import type { MedusaRequest, MedusaResponse } from "@medusajs/framework/http"
+import type { IPaymentModuleService } from "@medusajs/framework/types"
+import { Modules } from "@medusajs/framework/utils"
+import { sendMessagePage } from "../../../../checkout/html-response"
+import { cardServiceProvider, PROVIDER_ID_PREFIX } from "../../../../checkout/provider-lookup"
+import { settlePayment, SettleOutcome } from "../../../../checkout/settle-payment"
+
+/**
+ * GET and POST /card-service/return/:session_id/ - where the browser lands
+ * after 3DS (redirectUrl of section 2.2). The transaction it names is checked
+ * like a callback's; the order is completed here when the callback has not
+ * done it yet (or never comes). Then the shopper goes back to the storefront,
+ * only to an allowed origin, with the order id or a reason and a way to try
+ * again.
+ */
+export async function GET(req: MedusaRequest, res: MedusaResponse) {
+  return handleReturn(req, res, req.query as Record<string, unknown>)
+}
+
+export async function POST(req: MedusaRequest, res: MedusaResponse) {
+  return handleReturn(req, res, {
+    ...(req.query as Record<string, unknown>),
+    ...((req.body ?? {}) as Record<string, unknown>),
+  })
+}
+
+async function handleReturn(
+  req: MedusaRequest,
+  res: MedusaResponse,
+  params: Record<string, unknown>
+) {
+  const sessionId = req.params.session_id
+  const paymentModule = req.scope.resolve<IPaymentModuleService>(Modules.PAYMENT)
+  const session = await paymentModule.retrievePaymentSession(sessionId).catch(() => null)
+  if (!session || !session.provider_id.startsWith(PROVIDER_ID_PREFIX)) {
+    return sendMessagePage(res, 404, {
+      title: "Payment not found",
+      message: "There is no card payment under this address. Go back to the shop and check your order.",
+    })
+  }
+  const provider = cardServiceProvider(req.scope, session.provider_id)
+  const target = provider.returnTarget(provider.verifySession(session.data, session.id))
+  target.searchParams.set("session_id", sessionId)
+
+  let outcome: SettleOutcome
+  try {
+    outcome = await settlePayment(req.scope, sessionId, {
+      transactionId: typeof params.transactionId === "string" ? params.transactionId : undefined,
+      source: "return",
+    })
+  } catch (error) {
+    req.scope
+      .resolve("logger")
+      .error(`card-service: could not settle the return of session ${sessionId}: ${(error as Error).message}`)
+    outcome = { kind: "pending", cartId: null }
+  }
+
+  switch (outcome.kind) {
+    case "order":
+      target.searchParams.set("status", "paid")
+      target.searchParams.set("order_id", outcome.orderId)
+      break
+    case "failed":
+      target.searchParams.set("status", "failed")
+      target.searchParams.set("reason_code", outcome.failure.code)
+      target.searchParams.set("reason", outcome.failure.message)
+      target.searchParams.set("retry_url", `${provider.options.backendUrl}/card-service/pay/${sessionId}`)
+      if (outcome.cartId) target.searchParams.set("cart_id", outcome.cartId)
+      break
+    default:
+      // Not confirmed (yet): the storefront polls the session's state.
+      target.searchParams.set("status", "pending")
+      if ("cartId" in outcome && outcome.cartId) target.searchParams.set("cart_id", outcome.cartId)
+  }
+  res.setHeader("Cache-Control", "no-store")
+  res.setHeader("Referrer-Policy", "no-referrer")
+  return res.redirect(303, target.toString())
+}

@@ -1,0 +1,74 @@
+import type { IPaymentModuleService, MedusaContainer } from "@medusajs/framework/types"
+import { ContainerRegistrationKeys, Modules } from "@medusajs/framework/utils"
+import { billingFromCart, paymentFormFields } from "../providers/card-service/form-fields"
+import type { CardServiceSessionData } from "../providers/card-service/session-data"
+import type CardServiceProviderService from "../providers/card-service/service"
+import { cardServiceProvider, PROVIDER_ID_PREFIX } from "./provider-lookup"
+import { cartOfSession } from "./settle-payment"
+
+export type PaymentAttempt =
+  | {
+      kind: "ready"
+      sessionId: string
+      data: CardServiceSessionData
+      provider: CardServiceProviderService
+      /** The service's /order/start. */
+      action: string
+      /** Every hidden field, including a fresh reference and the verification code. */
+      fields: Record<string, string>
+    }
+  /** No session by that id, or not the card service's. */
+  | { kind: "unknown" }
+  /** Already paid: an order exists or the session is authorized. */
+  | { kind: "finished"; orderId: string | null }
+  /** The session's data does not carry a valid seal. */
+  | { kind: "tampered" }
+
+/**
+ * Everything one payment attempt needs, for the hosted page and for a custom
+ * storefront's form. Each call makes a fresh merchantReferenceCode, because
+ * the service declines a reference it saw in the last 15 minutes (section 8).
+ */
+export async function preparePaymentAttempt(
+  container: MedusaContainer,
+  sessionId: string
+): Promise<PaymentAttempt> {
+  const paymentModule = container.resolve<IPaymentModuleService>(Modules.PAYMENT)
+  const session = await paymentModule.retrievePaymentSession(sessionId).catch(() => null)
+  if (!session || !session.provider_id.startsWith(PROVIDER_ID_PREFIX)) {
+    return { kind: "unknown" }
+  }
+  const { cartId, orderId } = await cartOfSession(container, session)
+  if (orderId || session.status === "authorized" || session.status === "captured") {
+    return { kind: "finished", orderId }
+  }
+  const provider = cardServiceProvider(container, session.provider_id)
+  const data = provider.verifySession(session.data, session.id)
+  if (!data) {
+    return { kind: "tampered" }
+  }
+
+  const query = container.resolve(ContainerRegistrationKeys.QUERY)
+  const { data: carts } = cartId
+    ? await query.graph({
+        entity: "cart",
+        fields: ["id", "email", "billing_address.*", "shipping_address.*"],
+        filters: { id: cartId },
+      })
+    : { data: [] }
+
+  const authorization = await provider.client.getVerificationCode()
+  const fields = paymentFormFields(
+    data,
+    { merchantReferenceCode: provider.newReference(session.id), authorization },
+    carts[0] ? billingFromCart(carts[0]) : {}
+  )
+  return {
+    kind: "ready",
+    sessionId: session.id,
+    data,
+    provider,
+    action: data.form.action,
+    fields,
+  }
+}

@@ -1,0 +1,45 @@
+import type { IPaymentModuleService, MedusaContainer } from "@medusajs/framework/types"
+import { Modules } from "@medusajs/framework/utils"
+import { cardServiceProvider, PROVIDER_ID_PREFIX } from "./provider-lookup"
+import { cartOfSession } from "./settle-payment"
+
+export type SessionSummary = {
+  id: string
+  /** Medusa's session status: pending, authorized, captured, error, ... */
+  status: string
+  /** paid (an order exists), failed, or pending. */
+  outcome: "paid" | "failed" | "pending"
+  order_id: string | null
+  cart_id: string | null
+  failure: { code: string; message: string } | null
+  pay_url: string
+}
+
+/** What a polling storefront needs to know about a session; null if it is not ours. */
+export async function summarizeSession(
+  container: MedusaContainer,
+  sessionId: string
+): Promise<SessionSummary | null> {
+  const paymentModule = container.resolve<IPaymentModuleService>(Modules.PAYMENT)
+  const session = await paymentModule.retrievePaymentSession(sessionId).catch(() => null)
+  if (!session || !session.provider_id.startsWith(PROVIDER_ID_PREFIX)) {
+    return null
+  }
+  const provider = cardServiceProvider(container, session.provider_id)
+  const data = provider.verifySession(session.data, session.id)
+  const { cartId, orderId } = await cartOfSession(container, session)
+  const failure = data?.failure
+    ? { code: data.failure.code, message: data.failure.message }
+    : data
+      ? null
+      : { code: "tampered", message: "the payment session data was altered; start a new payment" }
+  return {
+    id: session.id,
+    status: session.status,
+    outcome: orderId ? "paid" : failure ? "failed" : "pending",
+    order_id: orderId,
+    cart_id: cartId,
+    failure,
+    pay_url: `${provider.options.backendUrl}/card-service/pay/${session.id}`,
+  }
+}
