@@ -9,7 +9,7 @@
  * repeat and exercises headers, the verification code, JSON and zod.
  */
 import { performance } from "node:perf_hooks"
-import { Pool, request } from "undici"
+import { MockAgent, Pool, request } from "undici"
 import { CardServiceClient } from "../src/lib"
 import { startSandbox } from "../src/sandbox"
 
@@ -112,6 +112,79 @@ function median(values: number[]): number {
     : (sorted[middle - 1] + sorted[middle]) / 2
 }
 
+/**
+ * The client's own work per call, without the network or the sandbox in the
+ * same thread: both sides answered at once by the same MockAgent.
+ */
+async function clientCpuCost(): Promise<{ bareUs: number; clientUs: number }> {
+  const origin = "http://bench.invalid"
+  const record = {
+    merchantReferenceCode: "bench",
+    transactionId: "1",
+    originalTransactionId: "",
+    step: "AUTHORIZATION",
+    reasonCode: "100",
+    status: "successful",
+    message: "Successful transaction",
+    approvalCode: "123456",
+    cardType: "VISA",
+    currencyCode: "978",
+    amount: 10.5,
+    cardPrefix: "400000",
+    cardSuffix: "1000",
+  }
+  const agent = new MockAgent()
+  agent.disableNetConnect()
+  const mock = agent.get(origin)
+  mock
+    .intercept({ path: "/authorize", method: "GET" })
+    .reply(200, { Authorization: "code" })
+    .persist()
+  mock
+    .intercept({ path: "/payment/retrieve/m/1", method: "GET" })
+    .reply(200, record)
+    .persist()
+  const client = new CardServiceClient({
+    baseUrl: origin,
+    clientCode: "c",
+    clientSecret: "s",
+    verifyId: "v",
+    merchantId: "m",
+    dispatcher: agent,
+  })
+  const headers = {
+    verifyId: "v",
+    Authorization: "code",
+    "Content-type": "application/json",
+  }
+  const bare = async () => {
+    const res = await agent.request({
+      origin,
+      path: "/payment/retrieve/m/1",
+      method: "GET",
+      headers,
+    })
+    return res.body.json()
+  }
+  const viaClient = () => client.retrieve("1")
+  const time = async (task: () => Promise<unknown>): Promise<number> => {
+    const n = Math.min(calls * 2, 10_000)
+    const started = performance.now()
+    for (let i = 0; i < n; i++) await task()
+    return ((performance.now() - started) / n) * 1000
+  }
+  await time(bare)
+  await time(viaClient)
+  const bareRuns: number[] = []
+  const clientRuns: number[] = []
+  for (let i = 0; i < 3; i++) {
+    bareRuns.push(await time(bare))
+    clientRuns.push(await time(viaClient))
+  }
+  await agent.close()
+  return { bareUs: median(bareRuns), clientUs: median(clientRuns) }
+}
+
 async function createAuthorization(
   url: string,
   credentials: { merchantId: string; verifyId: string },
@@ -212,6 +285,9 @@ async function main(): Promise<void> {
       await bare()
       await viaClient()
     }
+    // Bare against bare: how far apart two identical sides land on this
+    // machine right now. A client ratio inside this spread is noise.
+    const floor = await compare("noise floor (bare vs bare)", 1, bare, bare)
     const sequential = await compare("sequential", 1, bare, viaClient)
     const parallel = await compare(
       `concurrent (${concurrency} in flight)`,
@@ -229,6 +305,13 @@ async function main(): Promise<void> {
     await fresh.close()
     console.log(
       `GET /authorize calls for 200 concurrent operations on a new client: ${singleFlight} (target 1)`
+    )
+    const cpu = await clientCpuCost()
+    console.log(
+      `client CPU per call without I/O (MockAgent): bare ${cpu.bareUs.toFixed(1)} us, client ${cpu.clientUs.toFixed(1)} us, added ${(cpu.clientUs - cpu.bareUs).toFixed(1)} us`
+    )
+    console.log(
+      `noise floor on this machine: ${((floor.ratio - 1) * 100).toFixed(1)}%`
     )
     const worst = Math.max(sequential.ratio, parallel.ratio)
     console.log(
