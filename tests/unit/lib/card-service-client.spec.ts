@@ -117,6 +117,15 @@ const reject = (reasonCode: string) => ({
   originalTransactionId: "auth-1",
 })
 
+/** Every error any test below sees, checked for secrets once all have run. */
+const everyError: CardServiceError[] = []
+
+afterAll(() => {
+  expect(everyError.length).toBeGreaterThan(50)
+  expectNoSecrets(everyError.map((e) => e.message))
+  expectNoSecrets(everyError.map((e) => JSON.stringify(e.toJSON())))
+})
+
 async function caught(
   promise: Promise<unknown>,
   s?: Setup
@@ -126,6 +135,7 @@ async function caught(
   } catch (e) {
     s?.errorsSeen.push(e)
     expect(e).toBeInstanceOf(CardServiceError)
+    everyError.push(e as CardServiceError)
     return e as CardServiceError
   }
   throw new Error("expected a CardServiceError")
