@@ -33,6 +33,8 @@ export type SettleOutcome =
   | { kind: "ignored"; cartId: string | null; reason: string }
   /** No card-service session by that id. */
   | { kind: "unknown_session" }
+  /** The session is gone (cart changed); its approval was reversed. */
+  | { kind: "released" }
 
 const LOCK_TIMEOUT_SECONDS = 30
 
@@ -67,7 +69,7 @@ async function settle(
   const paymentModule = container.resolve<IPaymentModuleService>(Modules.PAYMENT)
   const found = await loadSession(container, sessionId)
   if (!found) {
-    return { kind: "unknown_session" }
+    return await releaseOrphan(container, sessionId, hint)
   }
   const { session, provider } = found
   const { cartId, orderId, email } = await cartOfSession(container, session)
@@ -116,6 +118,32 @@ async function settle(
     }
   }
   return await completeCart(container, cartId, session.id)
+}
+
+/**
+ * Medusa deletes a cart's payment sessions when its total changes; a result
+ * that arrives afterwards is for money no order can use. Each card-service
+ * provider checks whether the transaction is its approval for exactly this
+ * session id (the reference's MAC says so) and reverses it.
+ */
+async function releaseOrphan(
+  container: MedusaContainer,
+  sessionId: string,
+  hint: SettleHint
+): Promise<SettleOutcome> {
+  if (!hint.transactionId || !/^payses_[0-9A-Za-z]+$/.test(sessionId)) {
+    return { kind: "unknown_session" }
+  }
+  const paymentModule = container.resolve<IPaymentModuleService>(Modules.PAYMENT)
+  const providers = await paymentModule.listPaymentProviders({ is_enabled: true })
+  for (const { id } of providers) {
+    if (!id.startsWith(PROVIDER_ID_PREFIX)) continue
+    const provider = cardServiceProvider(container, id)
+    if (await provider.releaseOrphanedApproval(sessionId, hint.transactionId)) {
+      return { kind: "released" }
+    }
+  }
+  return { kind: "unknown_session" }
 }
 
 async function loadSession(

@@ -30,7 +30,7 @@ import type {
 } from "@medusajs/framework/types"
 import { CardServiceClient } from "../../lib/card-service-client"
 import { CardServiceError } from "../../lib/card-service-error"
-import { toNumericCurrency } from "../../lib/iso-codes"
+import { fromNumericCurrency, toNumericCurrency } from "../../lib/iso-codes"
 import {
   fromMinorUnits,
   fromServiceAmount,
@@ -196,7 +196,13 @@ export default class CardServiceProviderService extends AbstractPaymentProvider<
       return { status: PaymentSessionStatus.PENDING, data: session }
     }
 
-    const record = await this.retrieveForSession_(session.transaction_id)
+    const record = await this.retrieveKnown_(session.transaction_id)
+    if (!record) {
+      return this.fail_(
+        { ...session, transaction_id: null },
+        { code: "foreign_transaction", message: "the service knows no such transaction" }
+      )
+    }
     const verdict = checkApproval(record, session, (reference, id) =>
       this.sealer_.referenceBelongsTo(reference, id)
     )
@@ -429,6 +435,35 @@ export default class CardServiceProviderService extends AbstractPaymentProvider<
     record: TransactionRecord
   ): Promise<CardServiceSessionData> {
     return this.reverseApproval_(session, record)
+  }
+
+  /**
+   * A result reported for a session Medusa no longer has (the cart changed
+   * and its sessions were deleted before the result arrived). If the
+   * transaction is an approval this plugin made for exactly that session,
+   * no order can ever use it: reverse it. Returns whether it did.
+   */
+  async releaseOrphanedApproval(sessionId: string, transactionId: string): Promise<boolean> {
+    const record = await this.retrieveKnown_(transactionId)
+    if (
+      !record ||
+      !this.sealer_.referenceBelongsTo(record.merchantReferenceCode, sessionId) ||
+      record.step !== "AUTHORIZATION" ||
+      record.status !== "successful"
+    ) {
+      return false
+    }
+    const orphan = {
+      session_id: sessionId,
+      currency_code: fromNumericCurrency(record.currencyCode),
+      email: null,
+      transactions: [],
+    } as unknown as CardServiceSessionData
+    await this.reverseApproval_(orphan, record)
+    this.logger_.info(
+      `card-service: reversed approval ${record.transactionId} of deleted session ${sessionId}`
+    )
+    return true
   }
 
   /** A fresh reference for one payment attempt of a session (see session-seal.ts). */
@@ -704,6 +739,16 @@ export default class CardServiceProviderService extends AbstractPaymentProvider<
         }
       }
       throw this.medusaError_(error, "reverse")
+    }
+  }
+
+  /** The service's record, or null when it has none (404) for this merchant. */
+  private async retrieveKnown_(transactionId: string): Promise<TransactionRecord | null> {
+    try {
+      return await this.client_.retrieve(transactionId)
+    } catch (error) {
+      if (error instanceof CardServiceError && error.httpStatus === 404) return null
+      throw this.medusaError_(error, "retrieve")
     }
   }
 

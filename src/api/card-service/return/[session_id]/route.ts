@@ -67,6 +67,14 @@ async function handleReturn(
       target.searchParams.set("retry_url", `${provider.options.backendUrl}/card-service/pay/${sessionId}`)
       if (outcome.cartId) target.searchParams.set("cart_id", outcome.cartId)
       break
+    case "released":
+      target.searchParams.set("status", "failed")
+      target.searchParams.set("reason_code", "cart_changed")
+      target.searchParams.set(
+        "reason",
+        "the cart changed while the payment was made; the payment was released, please pay again"
+      )
+      break
     default:
       // Not confirmed (yet): the storefront polls the session's state.
       target.searchParams.set("status", "pending")

@@ -1,0 +1,74 @@
+import { createApiKeysWorkflow } from "@medusajs/core-flows"
+import type { MedusaContainer } from "@medusajs/framework/types"
+import type { AxiosInstance } from "axios"
+import { payLikeABrowser } from "./browser-step"
+import { CARD_SERVICE_PROVIDER_ID, SeededStore, seedStore } from "./seed-store"
+import { storeApi } from "./store-api"
+
+export const CARDS = {
+  approved: { number: "4000000000001000", cardType: "VISA" },
+  approvedMastercard: { number: "5200000000001005", cardType: "MASTER" },
+  declined: { number: "4000000000002032", cardType: "VISA" },
+  partial: { number: "4000000000001109", cardType: "VISA" },
+} as const
+
+/** Basic auth for the admin API with a secret API key, as the notes describe. */
+export async function adminHeaders(container: MedusaContainer) {
+  const {
+    result: [key],
+  } = await createApiKeysWorkflow(container).run({
+    input: { api_keys: [{ title: "tests", type: "secret", created_by: "tests" }] },
+  })
+  return { Authorization: `Basic ${Buffer.from(`${key.token}:`).toString("base64")}` }
+}
+
+/** A seeded store, a cart and a card-service payment session, as a storefront leaves them. */
+export async function cartWithSession(
+  api: AxiosInstance,
+  container: MedusaContainer,
+  store?: SeededStore
+) {
+  const seeded = store ?? (await seedStore(container))
+  const storefront = storeApi(api, seeded)
+  const cart = await storefront.createCart()
+  const collection = await storefront.startPaymentSession(cart.id, CARD_SERVICE_PROVIDER_ID)
+  return { store: seeded, storefront, cart, session: collection.payment_sessions[0] }
+}
+
+/** Checkout to an order with an approved card; returns the order and its payment. */
+export async function checkoutToOrder(api: AxiosInstance, container: MedusaContainer) {
+  const { store, cart, session } = await cartWithSession(api, container)
+  const paid = await payLikeABrowser(api, store.publishableKey, session.id, CARDS.approved)
+  const orderId = paid.storefrontLocation?.searchParams.get("order_id")
+  if (!orderId) {
+    throw new Error(`checkout did not end in an order: ${paid.storefrontLocation}`)
+  }
+  const payment = await paymentOfOrder(container, orderId)
+  return { store, cart, session, orderId, payment }
+}
+
+export async function paymentOfOrder(container: MedusaContainer, orderId: string) {
+  const query = container.resolve("query")
+  const { data } = await query.graph({
+    entity: "order",
+    fields: [
+      "id",
+      "payment_status",
+      "payment_collections.payments.*",
+      "payment_collections.payments.captures.*",
+      "payment_collections.payments.refunds.*",
+    ],
+    filters: { id: orderId },
+  })
+  return data[0].payment_collections[0].payments[0]
+}
+
+export async function orderOfCart(container: MedusaContainer, cartId: string) {
+  const query = container.resolve("query")
+  const { data } = await query.graph({
+    entity: "order_cart",
+    fields: ["order_id"],
+    filters: { cart_id: cartId },
+  })
+  return data[0]?.order_id ?? null
+}

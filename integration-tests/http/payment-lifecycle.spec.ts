@@ -1,0 +1,210 @@
+import { medusaIntegrationTestRunner } from "@medusajs/test-utils"
+import { useCardServiceSandbox } from "../helpers/card-service-env"
+import { payLikeABrowser } from "../helpers/browser-step"
+import {
+  adminHeaders,
+  CARDS,
+  cartWithSession,
+  checkoutToOrder,
+  orderOfCart,
+  paymentOfOrder,
+} from "../helpers/checkout-flow"
+
+jest.setTimeout(120_000)
+
+const env = useCardServiceSandbox()
+
+medusaIntegrationTestRunner({
+  testSuite: ({ api, getContainer, dbConnection }) => {
+    let admin: Record<string, string>
+
+    beforeEach(async () => {
+      env.sandbox().resetKnobs()
+      admin = await adminHeaders(getContainer())
+    })
+
+    const sandboxRecords = (predicate: (r: any) => boolean) =>
+      env.sandbox().transactions().filter(predicate)
+
+    describe("store owner operations on a card-service payment", () => {
+      it("captures from the admin, once, at the service", async () => {
+        const { orderId, payment } = await checkoutToOrder(api, getContainer())
+
+        await api.post(`/admin/payments/${payment.id}/capture`, {}, { headers: admin })
+
+        const captured = await paymentOfOrder(getContainer(), orderId)
+        expect(captured.captured_at).toBeTruthy()
+        expect(captured.data.state).toBe("captured")
+        const captures = sandboxRecords(
+          (r) => r.step === "CAPTURE" && r.originalTransactionId === payment.data.transaction_id
+        )
+        expect(captures).toHaveLength(1)
+        expect(captures[0]).toMatchObject({ status: "successful", amount: 30, captureStatus: "PENDING" })
+      })
+
+      it("refunds twice in part, then refuses a refund above what is left", async () => {
+        const { orderId, payment } = await checkoutToOrder(api, getContainer())
+        await api.post(`/admin/payments/${payment.id}/capture`, {}, { headers: admin })
+
+        await api.post(`/admin/payments/${payment.id}/refund`, { amount: 10 }, { headers: admin })
+        await api.post(`/admin/payments/${payment.id}/refund`, { amount: 12.5 }, { headers: admin })
+        const third = await api
+          .post(`/admin/payments/${payment.id}/refund`, { amount: 10 }, { headers: admin })
+          .catch((error) => error.response)
+
+        expect(third.status).toBe(400)
+        const refunded = await paymentOfOrder(getContainer(), orderId)
+        expect(refunded.refunds.map((r: any) => Number(r.amount)).sort()).toEqual([10, 12.5])
+        expect(refunded.data.refunded_amount).toBe(22.5)
+        const refunds = sandboxRecords(
+          (r) => r.step === "REFUND" && r.originalTransactionId === refunded.data.capture.transaction_id
+        )
+        expect(refunds.filter((r) => r.status === "successful").map((r) => r.amount)).toEqual([10, 12.5])
+      })
+
+      it("voids a capture the service has not transmitted yet when the whole amount is refunded", async () => {
+        const { orderId, payment } = await checkoutToOrder(api, getContainer())
+        await api.post(`/admin/payments/${payment.id}/capture`, {}, { headers: admin })
+
+        await api.post(`/admin/payments/${payment.id}/refund`, { amount: 30 }, { headers: admin })
+
+        const refunded = await paymentOfOrder(getContainer(), orderId)
+        const captureId = refunded.data.capture.transaction_id
+        expect(env.sandbox().transaction(captureId)?.captureStatus).toBe("VOIDED")
+        expect(sandboxRecords((r) => r.step === "REFUND" && r.originalTransactionId === captureId)).toHaveLength(0)
+        expect(refunded.data.transactions.map((t: any) => t.operation)).toEqual([
+          "authorization",
+          "capture",
+          "void",
+        ])
+      })
+
+      it("reverses the approval when the order is canceled before capture", async () => {
+        const { orderId, payment } = await checkoutToOrder(api, getContainer())
+
+        await api.post(`/admin/orders/${orderId}/cancel`, {}, { headers: admin })
+
+        const reversals = sandboxRecords(
+          (r) => r.step === "REVERSAL" && r.originalTransactionId === payment.data.transaction_id
+        )
+        expect(reversals).toHaveLength(1)
+        expect(reversals[0]).toMatchObject({ status: "successful", amount: 30 })
+        const canceled = await paymentOfOrder(getContainer(), orderId)
+        expect(canceled.canceled_at).toBeTruthy()
+        expect(canceled.data.state).toBe("canceled")
+      })
+    })
+
+    describe("money held without an order", () => {
+      it("reverses an approval whose result arrives after the cart changed", async () => {
+        const { store, storefront, cart, session } = await cartWithSession(api, getContainer())
+        env.sandbox().setCallbackKnobs({ afterRedirect: true, delayMs: 1500 })
+
+        const paid = await payLikeABrowser(api, store.publishableKey, session.id, CARDS.approved, {
+          followReturn: false,
+        })
+        const transactionId = new URL(paid.serviceLocation as string).searchParams.get("transactionId")
+        // The shopper adds an item in another tab: Medusa deletes the session.
+        await storefront.post(`/store/carts/${cart.id}/line-items`, {
+          variant_id: store.variantId,
+          quantity: 1,
+        })
+        const delivered = await env
+          .sandbox()
+          .waitForCallbacks(
+            (d) => d.some((c) => c.transactionId === transactionId && c.status !== undefined),
+            10_000
+          )
+
+        const reversals = sandboxRecords(
+          (r) => r.step === "REVERSAL" && r.originalTransactionId === transactionId
+        )
+        expect(reversals).toHaveLength(1)
+        expect(reversals[0].status).toBe("successful")
+        expect(delivered.filter((c) => c.transactionId === transactionId).at(-1)?.status).toBe(200)
+        expect(await orderOfCart(getContainer(), cart.id)).toBeNull()
+      })
+    })
+
+    describe("session data edited by a storefront", () => {
+      /** Approves a payment for the session but tells Medusa nothing (no callback, no return). */
+      const approveSilently = async (store?: any) => {
+        const flow = await cartWithSession(api, getContainer(), store)
+        env.sandbox().setCallbackKnobs({ drop: true })
+        const paid = await payLikeABrowser(api, flow.store.publishableKey, flow.session.id, CARDS.approved, {
+          followReturn: false,
+        })
+        const transactionId = new URL(paid.serviceLocation as string).searchParams.get(
+          "transactionId"
+        ) as string
+        return { ...flow, transactionId }
+      }
+
+      const editSessionData = async (sessionId: string, edit: (data: any) => any) => {
+        // As if the storefront could write session data at will.
+        const { rows } = await dbConnection.raw("select data from payment_session where id = ?", [
+          sessionId,
+        ])
+        await dbConnection.raw("update payment_session set data = ?::jsonb where id = ?", [
+          JSON.stringify(edit(rows[0].data)),
+          sessionId,
+        ])
+      }
+
+      const completeCart = (storefront: any, cartId: string) =>
+        api
+          .post(`/store/carts/${cartId}/complete`, {}, { headers: storefront.headers })
+          .catch((error: any) => error.response)
+
+      it("places no order for a session whose sealed amount was lowered", async () => {
+        const { storefront, cart, session, transactionId } = await approveSilently()
+        await editSessionData(session.id, (data) => ({
+          ...data,
+          transaction_id: transactionId,
+          amount: 1,
+          amount_minor: "100",
+        }))
+
+        const answer = await completeCart(storefront, cart.id)
+
+        expect(answer.status).toBe(400)
+        expect(await orderOfCart(getContainer(), cart.id)).toBeNull()
+      })
+
+      it("places no order for a session that names another session's approval", async () => {
+        const other = await approveSilently()
+        const { storefront, cart, session } = await cartWithSession(api, getContainer(), other.store)
+        await editSessionData(session.id, (data) => ({ ...data, transaction_id: other.transactionId }))
+
+        const answer = await completeCart(storefront, cart.id)
+
+        expect(answer.status).toBe(400)
+        expect(await orderOfCart(getContainer(), cart.id)).toBeNull()
+        // Someone else's approval is left alone, not reversed.
+        expect(
+          sandboxRecords((r) => r.step === "REVERSAL" && r.originalTransactionId === other.transactionId)
+        ).toHaveLength(0)
+      })
+
+      it("places no order for a made-up transaction id", async () => {
+        const { storefront, cart, session } = await cartWithSession(api, getContainer())
+        await editSessionData(session.id, (data) => ({ ...data, transaction_id: "999999999" }))
+
+        const answer = await completeCart(storefront, cart.id)
+
+        expect(answer.status).toBe(400)
+        expect(await orderOfCart(getContainer(), cart.id)).toBeNull()
+      })
+
+      it("places an order for an unedited session once the approval is known", async () => {
+        const { storefront, cart, session, transactionId } = await approveSilently()
+        await editSessionData(session.id, (data) => ({ ...data, transaction_id: transactionId }))
+
+        const answer = await completeCart(storefront, cart.id)
+
+        expect(answer.status).toBe(200)
+        expect(answer.data.type).toBe("order")
+      })
+    })
+  },
+})
