@@ -86,22 +86,25 @@ export const CardServiceOptionsSchema = z
      */
     sessionSecret: z.string().min(32, "must be at least 32 characters").optional(),
   })
-  .superRefine((options, ctx) => {
-    if (options.mode === "test" && !options.testUrl) {
-      ctx.addIssue({
-        code: "custom",
-        path: ["testUrl"],
-        message: "is required when mode is \"test\": the card service's test address",
-      })
-    }
-    if (options.mode === "live" && !options.liveUrl) {
-      ctx.addIssue({
-        code: "custom",
-        path: ["liveUrl"],
-        message: "is required when mode is \"live\": the card service's live address",
-      })
-    }
+  // `when` runs these checks even when other options are bad (zod skips
+  // refinements of an invalid object by default), so one boot names every
+  // problem. The value may then be partly unparsed: read it defensively.
+  .refine((options) => addressGiven(options, "test", "testUrl"), {
+    path: ["testUrl"],
+    message: "is required when mode is \"test\": the card service's test address",
+    when: () => true,
   })
+  .refine((options) => addressGiven(options, "live", "liveUrl"), {
+    path: ["liveUrl"],
+    message: "is required when mode is \"live\": the card service's live address",
+    when: () => true,
+  })
+
+function addressGiven(options: unknown, mode: string, key: "testUrl" | "liveUrl"): boolean {
+  if (typeof options !== "object" || options === null) return true
+  const record = options as Record<string, unknown>
+  return record.mode !== mode || Boolean(record[key])
+}
 
 export type CardServiceOptionsInput = z.input<typeof CardServiceOptionsSchema>
 export type CardServiceOptions = z.infer<typeof CardServiceOptionsSchema> & {
