@@ -1,43 +1,250 @@
 import { medusaIntegrationTestRunner } from "@medusajs/test-utils"
+import { request } from "undici"
 import { useCardServiceSandbox } from "../helpers/card-service-env"
 import { payLikeABrowser } from "../helpers/browser-step"
-import { CARD_SERVICE_PROVIDER_ID, seedStore } from "../helpers/seed-store"
-import { storeApi } from "../helpers/store-api"
+import { CARDS, cartWithSession, orderOfCart, paymentOfOrder } from "../helpers/checkout-flow"
 
 jest.setTimeout(120_000)
 
-const APPROVED = { number: "4000000000001000", cardType: "VISA" }
-
 const env = useCardServiceSandbox()
+
+const CHALLENGE_FAILED_FRICTIONLESS = { number: "4000000000004764", cardType: "VISA" }
 
 medusaIntegrationTestRunner({
   testSuite: ({ api, getContainer }) => {
-    describe("checkout with the card service", () => {
-      it("turns an approved card payment into an order with an authorized payment", async () => {
-        const store = await seedStore(getContainer())
-        const storefront = storeApi(api, store)
-        const cart = await storefront.createCart()
-        const collection = await storefront.startPaymentSession(cart.id, CARD_SERVICE_PROVIDER_ID)
-        const session = collection.payment_sessions[0]
+    beforeEach(() => env.sandbox().resetKnobs())
 
-        const result = await payLikeABrowser(api, store.publishableKey, session.id, APPROVED)
+    const sandbox = () => env.sandbox()
+    const paymentSession = async (sessionId: string) =>
+      getContainer().resolve("payment").retrievePaymentSession(sessionId)
+    const transactionOf = (location: string | null) =>
+      new URL(location as string).searchParams.get("transactionId") as string
+    const postCallback = (sessionId: string, body: Record<string, string>, form = false) =>
+      request(`${env.backendUrl()}/card-service/callback/${sessionId}/`, {
+        method: "POST",
+        headers: {
+          "content-type": form ? "application/x-www-form-urlencoded" : "application/json",
+        },
+        body: form ? new URLSearchParams(body).toString() : JSON.stringify(body),
+      }).then(async (response) => ({ status: response.statusCode, body: await response.body.json() }))
+    const resultBody = (transactionId: string, reasonCode = "100") => ({
+      decision: reasonCode === "100" ? "ACCEPT" : "REJECT",
+      reasonCode,
+      transactionId,
+      originalTransactionId: "",
+    })
+    /** Pays at the service while Medusa hears nothing (no callback, no return). */
+    const approveSilently = async (card: { number: string; cardType: string } = CARDS.approved, store?: any) => {
+      const flow = await cartWithSession(api, getContainer(), store)
+      sandbox().setCallbackKnobs({ drop: true })
+      const paid = await payLikeABrowser(api, flow.store.publishableKey, flow.session.id, card, {
+        followReturn: false,
+      })
+      sandbox().resetKnobs()
+      return { ...flow, paid, transactionId: transactionOf(paid.serviceLocation) }
+    }
 
-        expect(result.storefrontLocation?.searchParams.get("status")).toBe("paid")
-        const orderId = result.storefrontLocation?.searchParams.get("order_id")
+    describe("a shopper paying on the card service", () => {
+      it("gets an order with an authorized payment; callback first, then the return finds it", async () => {
+        const { store, cart, session } = await cartWithSession(api, getContainer())
+
+        const paid = await payLikeABrowser(api, store.publishableKey, session.id, CARDS.approved, {
+          followReturn: false,
+        })
+        const orderAfterCallback = await orderOfCart(getContainer(), cart.id)
+        const back = await request(paid.serviceLocation as string)
+        await back.body.dump()
+        const storefront = new URL(back.headers.location as string)
+
+        expect(orderAfterCallback).toMatch(/^order_/)
+        expect(storefront.origin).toBe("http://localhost:8000")
+        expect(storefront.searchParams.get("status")).toBe("paid")
+        expect(storefront.searchParams.get("order_id")).toBe(orderAfterCallback)
+        const payment = await paymentOfOrder(getContainer(), orderAfterCallback as string)
+        expect(payment.data.state).toBe("authorized")
+        expect(sandbox().transaction(payment.data.transaction_id)).toMatchObject({
+          step: "AUTHORIZATION",
+          status: "successful",
+          amount: 30,
+          currencyCode: "978",
+        })
+        expect(sandbox().callbacks().filter((c) => c.url.includes(session.id)).map((c) => c.status)).toEqual([200])
+      })
+
+      it("completes the order from the return when the callback never comes", async () => {
+        const { store, cart, session } = await cartWithSession(api, getContainer())
+        sandbox().setCallbackKnobs({ drop: true })
+
+        const paid = await payLikeABrowser(api, store.publishableKey, session.id, CARDS.approved)
+
+        expect(paid.storefrontLocation?.searchParams.get("status")).toBe("paid")
+        const orderId = await orderOfCart(getContainer(), cart.id)
+        expect(paid.storefrontLocation?.searchParams.get("order_id")).toBe(orderId)
+        expect((await paymentOfOrder(getContainer(), orderId as string)).data.state).toBe("authorized")
+      })
+
+      it("completes the order from the callback when the browser never returns", async () => {
+        const { cart, transactionId, session } = await approveSilently()
+        expect(await orderOfCart(getContainer(), cart.id)).toBeNull()
+
+        const answer = await postCallback(session.id, resultBody(transactionId))
+
+        expect(answer).toEqual({ status: 200, body: { received: true } })
+        const orderId = await orderOfCart(getContainer(), cart.id)
         expect(orderId).toMatch(/^order_/)
+        expect((await paymentOfOrder(getContainer(), orderId as string)).data.transaction_id).toBe(transactionId)
+      })
 
+      it("accepts a form-encoded callback", async () => {
+        const { cart, transactionId, session } = await approveSilently()
+
+        const answer = await postCallback(session.id, resultBody(transactionId), true)
+
+        expect(answer.status).toBe(200)
+        expect(await orderOfCart(getContainer(), cart.id)).toMatch(/^order_/)
+      })
+
+      it("makes one order of ten concurrent duplicate callbacks", async () => {
+        const { cart, transactionId, session } = await approveSilently()
+
+        const answers = await Promise.all(
+          Array.from({ length: 10 }, () => postCallback(session.id, resultBody(transactionId)))
+        )
+
+        expect(answers.map((a) => a.status)).toEqual(Array(10).fill(200))
         const query = getContainer().resolve("query")
         const { data: orders } = await query.graph({
-          entity: "order",
-          fields: ["id", "total", "payment_collections.payments.*", "payment_collections.status"],
-          filters: { id: orderId },
+          entity: "order_cart",
+          fields: ["order_id"],
+          filters: { cart_id: cart.id },
         })
-        const payment = orders[0].payment_collections[0].payments[0]
-        expect(payment.provider_id).toBe(CARD_SERVICE_PROVIDER_ID)
-        expect(payment.data.state).toBe("authorized")
+        expect(orders).toHaveLength(1)
+        const { data: payments } = await query.graph({
+          entity: "payment",
+          fields: ["id"],
+          filters: { payment_session_id: session.id },
+        })
+        expect(payments).toHaveLength(1)
+        expect(
+          sandbox().transactions().filter((r) => r.originalTransactionId === transactionId)
+        ).toHaveLength(0)
+      })
 
-        const record = env.sandbox().transaction(payment.data.transaction_id)
-        expect(record).toMatchObject({ step: "AUTHORIZATION", status: "successful", amount: 30 })
+      it("sends a declined shopper back with the reason and a way to try again", async () => {
+        const { store, cart, session } = await cartWithSession(api, getContainer())
+
+        const paid = await payLikeABrowser(api, store.publishableKey, session.id, CARDS.declined)
+
+        const back = paid.storefrontLocation as URL
+        expect(back.searchParams.get("status")).toBe("failed")
+        expect(back.searchParams.get("reason_code")).toBe("203")
+        expect(back.searchParams.get("reason")).toMatch(/general card decline/i)
+        expect(back.searchParams.get("retry_url")).toBe(`${env.backendUrl()}/card-service/pay/${session.id}`)
+        expect(await orderOfCart(getContainer(), cart.id)).toBeNull()
+        const stored = await paymentSession(session.id)
+        expect(stored.data.failure.code).toBe("203")
+        expect(sandbox().transaction(transactionOf(paid.serviceLocation))?.status).toBe("declined")
+
+        // The same session can be paid again with another card.
+        const retry = await payLikeABrowser(api, store.publishableKey, session.id, CARDS.approved)
+        expect(retry.storefrontLocation?.searchParams.get("status")).toBe("paid")
+        expect(await orderOfCart(getContainer(), cart.id)).toMatch(/^order_/)
+      })
+
+      it("brings the shopper back after a failed 3DS authentication (isRedirect Y)", async () => {
+        const { store, cart, session } = await cartWithSession(api, getContainer())
+
+        const paid = await payLikeABrowser(
+          api,
+          store.publishableKey,
+          session.id,
+          CHALLENGE_FAILED_FRICTIONLESS
+        )
+
+        expect(paid.fields.isRedirect).toBe("Y")
+        expect(paid.storefrontLocation?.searchParams.get("status")).toBe("failed")
+        expect(paid.storefrontLocation?.searchParams.get("reason_code")).toBe("476")
+        expect(await orderOfCart(getContainer(), cart.id)).toBeNull()
+        expect(sandbox().transaction(transactionOf(paid.serviceLocation))?.reasonCode).toBe("476")
+      })
+    })
+
+    describe("a hostile browser or a forger", () => {
+      it("changes nothing with a forged callback for an unpaid session", async () => {
+        const { cart, session } = await cartWithSession(api, getContainer())
+        const before = await paymentSession(session.id)
+
+        const madeUp = await postCallback(session.id, resultBody("179000000000000000001"))
+        const malformed = await postCallback(session.id, { decision: "ACCEPT" } as any)
+
+        expect(madeUp.status).toBe(200)
+        expect(malformed.status).toBe(400)
+        expect(await orderOfCart(getContainer(), cart.id)).toBeNull()
+        const after = await paymentSession(session.id)
+        expect(after.data).toEqual(before.data)
+        expect(after.status).toBe("pending")
+      })
+
+      it("reverses an approval for a lowered amount and fails the session", async () => {
+        const { store, cart, session } = await cartWithSession(api, getContainer())
+
+        const paid = await payLikeABrowser(api, store.publishableKey, session.id, CARDS.approved, {
+          editFields: (fields) => ({ ...fields, amount: "1.00" }),
+        })
+
+        const transactionId = transactionOf(paid.serviceLocation)
+        expect(sandbox().transaction(transactionId)).toMatchObject({ status: "successful", amount: 1 })
+        expect(paid.storefrontLocation?.searchParams.get("status")).toBe("failed")
+        expect(paid.storefrontLocation?.searchParams.get("reason_code")).toBe("mismatch")
+        expect(await orderOfCart(getContainer(), cart.id)).toBeNull()
+        const reversals = sandbox()
+          .transactions()
+          .filter((r) => r.step === "REVERSAL" && r.originalTransactionId === transactionId)
+        expect(reversals.map((r) => r.status)).toEqual(["successful"])
+        expect((await paymentSession(session.id)).data.failure.code).toBe("mismatch")
+      })
+
+      it("reverses an approval in another currency and fails the session", async () => {
+        const { store, cart, session } = await cartWithSession(api, getContainer())
+
+        const paid = await payLikeABrowser(api, store.publishableKey, session.id, CARDS.approved, {
+          editFields: (fields) => ({ ...fields, currency: "840" }),
+        })
+
+        const transactionId = transactionOf(paid.serviceLocation)
+        expect(sandbox().transaction(transactionId)).toMatchObject({ status: "successful", currencyCode: "840" })
+        expect(paid.storefrontLocation?.searchParams.get("reason_code")).toBe("mismatch")
+        expect(await orderOfCart(getContainer(), cart.id)).toBeNull()
+        expect(
+          sandbox()
+            .transactions()
+            .filter((r) => r.step === "REVERSAL" && r.originalTransactionId === transactionId)
+        ).toHaveLength(1)
+      })
+
+      it("ignores another session's transaction replayed to this one", async () => {
+        const victim = await approveSilently()
+        await postCallback(victim.session.id, resultBody(victim.transactionId))
+        const victimOrder = await orderOfCart(getContainer(), victim.cart.id)
+        const { cart, session } = await cartWithSession(api, getContainer(), victim.store)
+
+        const replayed = await postCallback(session.id, resultBody(victim.transactionId))
+        const back = await request(
+          `${env.backendUrl()}/card-service/return/${session.id}/?transactionId=${victim.transactionId}&decision=ACCEPT&reasonCode=100`
+        )
+        await back.body.dump()
+
+        expect(replayed.status).toBe(200)
+        expect(new URL(back.headers.location as string).searchParams.get("status")).toBe("pending")
+        expect(await orderOfCart(getContainer(), cart.id)).toBeNull()
+        expect((await paymentSession(session.id)).data.transaction_id).toBeNull()
+        // The victim's payment is untouched.
+        expect(await orderOfCart(getContainer(), victim.cart.id)).toBe(victimOrder)
+        expect(
+          sandbox()
+            .transactions()
+            .filter((r) => r.originalTransactionId === victim.transactionId)
+        ).toHaveLength(0)
       })
     })
   },
