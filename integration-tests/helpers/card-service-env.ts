@@ -1,9 +1,12 @@
 import { startSandbox, type CardServiceSandbox, type SandboxOptions } from "../../src/sandbox"
+import http from "node:http"
 import net from "node:net"
 
 export type CardServiceTestEnv = {
   sandbox: () => CardServiceSandbox
   backendUrl: () => string
+  /** The storefront the return route sends shoppers to. */
+  storefrontUrl: () => string
 }
 
 /**
@@ -13,20 +16,30 @@ export type CardServiceTestEnv = {
  * port (PORT) so the callback and return URLs the provider hands out reach it.
  */
 export function useCardServiceSandbox(
-  options: SandboxOptions & { autoCapture?: boolean } = {}
+  options: SandboxOptions & {
+    autoCapture?: boolean
+    /** Serve a tiny storefront whose return page shows the outcome (for browser tests). */
+    storefrontPage?: boolean
+  } = {}
 ): CardServiceTestEnv {
   let sandbox: CardServiceSandbox | undefined
+  let storefront: http.Server | undefined
   let backendUrl = ""
+  let storefrontUrl = "http://localhost:8000"
 
   beforeAll(async () => {
-    const { autoCapture, ...sandboxOptions } = options
+    const { autoCapture, storefrontPage, ...sandboxOptions } = options
     sandbox = await startSandbox({ port: 0, ...sandboxOptions })
+    if (storefrontPage) {
+      storefront = await serveReturnPage()
+      storefrontUrl = `http://localhost:${(storefront.address() as net.AddressInfo).port}`
+    }
     const port = await freePort()
     backendUrl = `http://localhost:${port}`
     Object.assign(process.env, {
       PORT: String(port),
       MEDUSA_BACKEND_URL: backendUrl,
-      STOREFRONT_URL: "http://localhost:8000",
+      STOREFRONT_URL: storefrontUrl,
       CARD_SERVICE_CLIENT_CODE: sandbox.credentials.clientCode,
       CARD_SERVICE_CLIENT_SECRET: sandbox.credentials.clientSecret,
       CARD_SERVICE_VERIFY_ID: sandbox.credentials.verifyId,
@@ -39,6 +52,7 @@ export function useCardServiceSandbox(
 
   afterAll(async () => {
     await sandbox?.close()
+    await new Promise((resolve) => (storefront ? storefront.close(resolve) : resolve(undefined)))
   })
 
   return {
@@ -47,6 +61,7 @@ export function useCardServiceSandbox(
       return sandbox
     },
     backendUrl: () => backendUrl,
+    storefrontUrl: () => storefrontUrl,
   }
 }
 
@@ -59,4 +74,21 @@ function freePort(): Promise<number> {
       server.close(() => resolve(port))
     })
   })
+}
+
+/** A storefront's return page: shows what the return route reported. */
+function serveReturnPage(): Promise<http.Server> {
+  const server = http.createServer((req, res) => {
+    const url = new URL(req.url ?? "/", "http://localhost")
+    const escape = (value: string | null) =>
+      (value ?? "").replace(/[&<>"']/g, (c) => `&#${c.charCodeAt(0)};`)
+    const status = url.searchParams.get("status")
+    const body =
+      status === "paid"
+        ? `<h1>Thank you</h1><p>Order <span id="order-id">${escape(url.searchParams.get("order_id"))}</span></p>`
+        : `<h1 id="status">${escape(status)}</h1><p id="reason">${escape(url.searchParams.get("reason"))}</p>`
+    res.writeHead(200, { "content-type": "text/html; charset=utf-8" })
+    res.end(`<!doctype html><html><body>${body}</body></html>`)
+  })
+  return new Promise((resolve) => server.listen(0, "127.0.0.1", () => resolve(server)))
 }
