@@ -248,8 +248,13 @@ export default class CardServiceProviderService extends AbstractPaymentProvider<
       return { status: PaymentSessionStatus.AUTHORIZED, data: approved }
     }
     // Asked on every call: a capture that already happened answers 242,
-    // which capture_ takes as done, so this is never a second capture.
-    const captured = await this.capture_(approved, context?.idempotency_key)
+    // which capture_ takes as done, so this is never a second capture. The
+    // capture the stored data names is only a hint, checked with retrieve.
+    const captured = await this.capture_(
+      approved,
+      context?.idempotency_key,
+      stored.capture?.transaction_id
+    )
     return { status: PaymentSessionStatus.CAPTURED, data: captured }
   }
 
@@ -591,7 +596,8 @@ export default class CardServiceProviderService extends AbstractPaymentProvider<
 
   private async capture_(
     session: CardServiceSessionData,
-    key: string | undefined
+    key: string | undefined,
+    claimedCaptureId?: string | null
   ): Promise<CardServiceSessionData> {
     const input = {
       merchantReferenceCode: this.followOnReference_(session, key),
@@ -600,7 +606,9 @@ export default class CardServiceProviderService extends AbstractPaymentProvider<
       email: this.emailFor_(session, undefined),
       originalTransactionId: session.transaction_id as string,
     }
-    const captured = (result: OperationResult | null): CardServiceSessionData => ({
+    const captured = (
+      result: Pick<OperationResult, "transactionId" | "reasonCode"> | null
+    ): CardServiceSessionData => ({
       ...session,
       state: "captured",
       capture: { transaction_id: result?.transactionId ?? null, amount: session.amount },
@@ -619,7 +627,7 @@ export default class CardServiceProviderService extends AbstractPaymentProvider<
       if (isReason(error, ALREADY_CAPTURED)) {
         // Section 7, 242: the authorization is already used by a capture. One
         // capture per approval, so it is ours: success, not a second capture.
-        return captured(null)
+        return captured(await this.confirmCapture_(session, claimedCaptureId))
       }
       if (error instanceof CardServiceError && error.category === "indeterminate") {
         // The capture may have happened. Asking again is safe precisely
@@ -636,6 +644,26 @@ export default class CardServiceProviderService extends AbstractPaymentProvider<
       }
       throw this.medusaError_(error, "capture")
     }
+  }
+
+  /**
+   * The capture that a 242 refers to, when the stored data names one: 242
+   * does not say which capture used the approval, and a void of the whole
+   * capture needs its id. Kept only if the service's record shows it is a
+   * live capture of this very authorization.
+   */
+  private async confirmCapture_(
+    session: CardServiceSessionData,
+    claimedCaptureId: string | null | undefined
+  ): Promise<Pick<OperationResult, "transactionId" | "reasonCode"> | null> {
+    if (!claimedCaptureId) return null
+    const record = await this.client_.retrieve(claimedCaptureId).catch(() => null)
+    const confirmed =
+      record?.step === "CAPTURE" &&
+      record.status === "successful" &&
+      record.captureStatus !== "VOIDED" &&
+      record.originalTransactionId === session.transaction_id
+    return confirmed ? { transactionId: record.transactionId, reasonCode: record.reasonCode } : null
   }
 
   /**
