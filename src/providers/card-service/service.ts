@@ -271,7 +271,15 @@ export default class CardServiceProviderService extends AbstractPaymentProvider<
   async refundPayment({ amount, data, context }: RefundPaymentInput): Promise<RefundPaymentOutput> {
     const session = this.requireApproved_(data, "refund")
     const key = context?.idempotency_key
-    if (key && session.transactions.some((t) => t.operation === "refund" && t.key === key && t.decision === "ACCEPT")) {
+    // A whole refund of a pending capture is logged as a void under the
+    // refund's key: a repeat of it is done too (refunding would get 247).
+    const done = session.transactions.some(
+      (t) =>
+        (t.operation === "refund" || t.operation === "void") &&
+        t.key === key &&
+        t.decision === "ACCEPT"
+    )
+    if (key && done) {
       return { data: session }
     }
     if (!session.capture) {
