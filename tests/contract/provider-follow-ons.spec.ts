@@ -1,0 +1,338 @@
+import { MedusaError } from "@medusajs/framework/utils"
+import type CardServiceProviderService from "../../src/providers/card-service/service"
+import type { CardServiceSessionData } from "../../src/providers/card-service/session-data"
+import {
+  authorize,
+  CARDS,
+  errorOf,
+  followOns,
+  paidSession,
+  providerOnSandbox,
+  startSession,
+  type Card,
+  type ProviderEnv,
+} from "../helpers/provider-sandbox"
+
+jest.setTimeout(30_000)
+
+let env: ProviderEnv
+let provider: CardServiceProviderService
+
+beforeAll(async () => {
+  env = await providerOnSandbox()
+  provider = env.provider()
+})
+
+afterEach(() => {
+  env.sandbox.clearFaults()
+})
+
+afterAll(async () => {
+  await env.close()
+})
+
+type Data = CardServiceSessionData
+
+/** An authorized payment, as Medusa stores it after cart completion. */
+async function authorizedPayment(card: Card = CARDS.approved) {
+  const { session, transactionId } = await paidSession(env, provider, card)
+  const { data } = await authorize(provider, session)
+  return { data, transactionId }
+}
+
+const capture = async (data: Data, key = "capt_1") =>
+  (await provider.capturePayment({ data, context: { idempotency_key: key } } as any)).data as unknown as Data
+
+const refund = async (data: Data, amount: unknown, key: string) =>
+  (await provider.refundPayment({ data, amount, context: { idempotency_key: key } } as any))
+    .data as unknown as Data
+
+const cancel = async (data: unknown) =>
+  (await provider.cancelPayment({ data, context: { idempotency_key: "pay_1" } } as any))
+    .data as unknown as Data
+
+const successful = (step: string, original: string) =>
+  followOns(env.sandbox, step, original).filter((r) => r.status === "successful")
+
+describe("capturePayment", () => {
+  it("captures the authorized amount once", async () => {
+    const { data, transactionId } = await authorizedPayment()
+    const captured = await capture(data)
+
+    const records = successful("CAPTURE", transactionId)
+    expect(records).toEqual([expect.objectContaining({ amount: 30, captureStatus: "PENDING" })])
+    expect(captured).toMatchObject({
+      state: "captured",
+      capture: { transaction_id: records[0].transactionId, amount: 30 },
+    })
+    expect(captured.transactions.map((t) => t.operation)).toEqual(["authorization", "capture"])
+    expect(captured.transactions[1]).toMatchObject({ decision: "ACCEPT", reason_code: "100", key: "capt_1" })
+  })
+
+  it("does nothing for data that is already captured", async () => {
+    const { data, transactionId } = await authorizedPayment()
+    const captured = await capture(data)
+    const before = env.sandbox.transactions().length
+    expect(await capture(captured, "capt_2")).toEqual(captured)
+    expect(env.sandbox.transactions().length).toBe(before)
+    expect(successful("CAPTURE", transactionId)).toHaveLength(1)
+  })
+
+  it('takes "already captured" (242) as success, not as a second capture', async () => {
+    const { data, transactionId } = await authorizedPayment()
+    await capture(data, "capt_1")
+    // Medusa calls again with the authorized data (a captured webhook action, a retry).
+    const again = await capture(data, "capt_2")
+
+    expect(again.state).toBe("captured")
+    expect(again.capture).toMatchObject({ amount: 30 })
+    expect(again.transactions.at(-1)).toMatchObject({ operation: "capture", reason_code: "242" })
+    expect(successful("CAPTURE", transactionId)).toHaveLength(1)
+    expect(followOns(env.sandbox, "CAPTURE", transactionId).map((r) => r.reasonCode)).toEqual(["100", "242"])
+  })
+
+  it("reconciles a capture whose answer was lost into exactly one capture", async () => {
+    const { data, transactionId } = await authorizedPayment()
+    // Processed at the service, then the connection is destroyed: indeterminate.
+    env.sandbox.injectFault({ type: "destroy", path: "/capture" })
+
+    const captured = await capture(data)
+
+    expect(captured.state).toBe("captured")
+    expect(successful("CAPTURE", transactionId)).toHaveLength(1)
+  })
+
+  it("reports a capture that failed before it reached the service, and a retry then captures once", async () => {
+    const { data, transactionId } = await authorizedPayment()
+    env.sandbox.injectFault({ type: "status", status: 503, path: "/capture" })
+
+    const error = await errorOf(capture(data))
+    expect(error).toBeInstanceOf(MedusaError)
+    expect(error.type).toBe(MedusaError.Types.UNEXPECTED_STATE)
+    expect(successful("CAPTURE", transactionId)).toHaveLength(0)
+
+    expect((await capture(data)).state).toBe("captured")
+    expect(successful("CAPTURE", transactionId)).toHaveLength(1)
+  })
+
+  it.each([
+    ["a pending session", async () => startSession(provider)],
+    ["a declined payment", async () => (await authorizedPayment(CARDS.declined)).data],
+    ["a canceled payment", async () => cancel((await authorizedPayment()).data)],
+  ])("refuses %s as not allowed, sending nothing", async (_, make) => {
+    const data = (await make()) as Data
+    const before = env.sandbox.transactions().length
+    const error = await errorOf(capture(data))
+    expect(error.type).toBe(MedusaError.Types.NOT_ALLOWED)
+    expect(env.sandbox.transactions().length).toBe(before)
+  })
+})
+
+describe("refundPayment", () => {
+  const capturedPayment = async () => {
+    const { data, transactionId } = await authorizedPayment()
+    const captured = await capture(data)
+    return { data: captured, transactionId, captureId: captured.capture!.transaction_id! }
+  }
+
+  it("refunds in parts, and refuses more than is left as not allowed", async () => {
+    const { data, captureId } = await capturedPayment()
+
+    const first = await refund(data, 10, "ref_1")
+    const second = await refund(first, { value: "12.5", precision: 20 }, "ref_2")
+    const third = await errorOf(refund(second, 10, "ref_3"))
+
+    expect(second.refunded_amount).toBe(22.5)
+    expect(second.transactions.filter((t) => t.operation === "refund")).toEqual([
+      expect.objectContaining({ amount: 10, key: "ref_1", decision: "ACCEPT" }),
+      expect.objectContaining({ amount: 12.5, key: "ref_2", decision: "ACCEPT" }),
+    ])
+    expect(third).toBeInstanceOf(MedusaError)
+    expect(third.type).toBe(MedusaError.Types.NOT_ALLOWED)
+    expect(third.message).toContain("235")
+    expect(successful("REFUND", captureId).map((r) => r.amount)).toEqual([10, 12.5])
+  })
+
+  it("refunds once for the same idempotency key given twice", async () => {
+    const { data, captureId } = await capturedPayment()
+    const first = await refund(data, 10, "ref_same")
+    const again = await refund(first, 10, "ref_same")
+    expect(again).toEqual(first)
+    expect(successful("REFUND", captureId)).toHaveLength(1)
+  })
+
+  it("voids a capture still PENDING when all of it is refunded", async () => {
+    const { data, captureId } = await capturedPayment()
+    const refunded = await refund(data, 30, "ref_all")
+
+    expect(env.sandbox.transaction(captureId)?.captureStatus).toBe("VOIDED")
+    expect(followOns(env.sandbox, "REFUND", captureId)).toHaveLength(0)
+    expect(refunded.refunded_amount).toBe(30)
+    expect(refunded.transactions.map((t) => [t.operation, t.voided ?? false])).toEqual([
+      ["authorization", false],
+      ["capture", true],
+      ["void", false],
+    ])
+  })
+
+  it("takes a repeat of the whole refund that became a void as done", async () => {
+    const { data, captureId } = await capturedPayment()
+    const refunded = await refund(data, 30, "ref_all")
+    const again = await refund(refunded, 30, "ref_all")
+    expect(again).toEqual(refunded)
+    expect(env.sandbox.transaction(captureId)?.captureStatus).toBe("VOIDED")
+  })
+
+  it("refunds for real once the capture is transmitted", async () => {
+    const { data, captureId } = await capturedPayment()
+    env.sandbox.advanceClock(env.sandbox.settlementMs + 1_000)
+
+    const refunded = await refund(data, 30, "ref_all")
+
+    expect(env.sandbox.transaction(captureId)?.captureStatus).toBe("TRANSMITTED")
+    expect(successful("REFUND", captureId)).toEqual([expect.objectContaining({ amount: 30 })])
+    expect(refunded.refunded_amount).toBe(30)
+    expect(refunded.transactions.at(-1)).toMatchObject({ operation: "refund", amount: 30 })
+  })
+
+  it("refunds in JPY and KWD without losing digits", async () => {
+    for (const [terms, part] of [
+      [{ amount: 1000, currency_code: "jpy" }, 333],
+      [{ amount: 1.234, currency_code: "kwd" }, 0.617],
+    ] as const) {
+      const { session } = await paidSession(env, provider, CARDS.approved, terms)
+      const captured = await capture((await authorize(provider, session)).data)
+      const refunded = await refund(captured, part, `ref_${terms.currency_code}`)
+      expect(successful("REFUND", captured.capture!.transaction_id!)).toEqual([
+        expect.objectContaining({ amount: part }),
+      ])
+      expect(refunded.refunded_amount).toBe(part)
+    }
+  })
+
+  it("refuses to refund an uncaptured payment as not allowed", async () => {
+    const { data, transactionId } = await authorizedPayment()
+    const error = await errorOf(refund(data, 10, "ref_1"))
+    expect(error.type).toBe(MedusaError.Types.NOT_ALLOWED)
+    expect(followOns(env.sandbox, "REFUND", transactionId)).toHaveLength(0)
+  })
+})
+
+describe("cancelPayment", () => {
+  it("reverses the approval", async () => {
+    const { data, transactionId } = await authorizedPayment()
+    const canceled = await cancel(data)
+    expect(canceled.state).toBe("canceled")
+    expect(canceled.transactions.at(-1)).toMatchObject({ operation: "reversal", reason_code: "100", amount: 30 })
+    expect(successful("REVERSAL", transactionId)).toEqual([expect.objectContaining({ amount: 30 })])
+  })
+
+  it('takes "already reversed" (237) as success', async () => {
+    const { data, transactionId } = await authorizedPayment()
+    await cancel(data)
+    const again = await cancel(data)
+    expect(again.state).toBe("canceled")
+    expect(again.transactions.at(-1)).toMatchObject({ operation: "reversal", reason_code: "237" })
+    expect(successful("REVERSAL", transactionId)).toHaveLength(1)
+  })
+
+  it("leaves data with nothing held alone", async () => {
+    const pending = await startSession(provider)
+    const before = env.sandbox.transactions().length
+    expect(await cancel(pending)).toEqual(pending)
+    expect(await cancel({})).toEqual({})
+    expect(env.sandbox.transactions().length).toBe(before)
+  })
+})
+
+describe("deletePayment", () => {
+  const remove = async (data: unknown) => (await provider.deletePayment({ data } as any)).data
+
+  it("reverses the approval of a paid session (the cart changed)", async () => {
+    const { session, transactionId } = await paidSession(env, provider)
+    await remove(session)
+    expect(successful("REVERSAL", transactionId)).toEqual([expect.objectContaining({ amount: 30 })])
+  })
+
+  it.each([
+    ["no data", async () => ({})],
+    ["another provider's data", async () => ({ id: "pi_123", status: "requires_payment_method" })],
+    ["an unpaid session", async () => startSession(provider)],
+    ["a declined payment", async () => (await paidSession(env, provider, CARDS.declined)).session],
+    ["a captured payment", async () => capture((await authorizedPayment()).data)],
+    ["a canceled payment", async () => cancel((await authorizedPayment()).data)],
+    [
+      "a session naming another session's approval",
+      async () => {
+        const other = await paidSession(env, provider)
+        const { session } = await paidSession(env, provider, CARDS.declined)
+        return { ...session, transaction_id: other.transactionId }
+      },
+    ],
+  ])("raises nothing and reverses nothing for %s", async (_, make) => {
+    const data = await make()
+    const reversalsBefore = env.sandbox.transactions().filter((r) => r.step === "REVERSAL").length
+    await expect(remove(data)).resolves.toBeDefined()
+    expect(env.sandbox.transactions().filter((r) => r.step === "REVERSAL").length).toBe(reversalsBefore)
+  })
+
+  it("does not fail the cart change when the service is down", async () => {
+    const { session, transactionId } = await paidSession(env, provider)
+    env.sandbox.injectFault({ type: "status", status: 503, count: 10 })
+    await expect(remove(session)).resolves.toBeDefined()
+    expect(followOns(env.sandbox, "REVERSAL", transactionId)).toHaveLength(0)
+    expect(env.logger.lines.some((l) => l.startsWith("error:") && l.includes(session.session_id))).toBe(true)
+  })
+})
+
+describe("getPaymentStatus and retrievePayment", () => {
+  const status = async (data: unknown) => (await provider.getPaymentStatus({ data } as any)).status
+
+  it.each<[string, () => Promise<unknown>, string]>([
+    ["an unpaid session", async () => startSession(provider), "pending"],
+    ["an approved session not yet authorized", async () => (await paidSession(env, provider)).session, "authorized"],
+    ["an authorized payment", async () => (await authorizedPayment()).data, "authorized"],
+    ["a captured payment", async () => capture((await authorizedPayment()).data), "captured"],
+    ["a canceled payment", async () => cancel((await authorizedPayment()).data), "canceled"],
+    ["a declined session", async () => (await paidSession(env, provider, CARDS.declined)).session, "error"],
+    ["a session under review", async () => (await paidSession(env, provider, CARDS.review)).session, "pending"],
+    ["a session enrolled in 3DS", async () => (await paidSession(env, provider, CARDS.enrolled)).session, "requires_more"],
+    ["another provider's data", async () => ({ id: "pi_1" }), "error"],
+  ])("%s", async (_, make, expected) => {
+    expect(await status(await make())).toBe(expected)
+  })
+
+  it("retrievePayment adds the service's record without card or secret data", async () => {
+    const { data, transactionId } = await authorizedPayment()
+    const retrieved = (await provider.retrievePayment({ data } as any)).data as any
+    expect(retrieved.service_record).toEqual({
+      transactionId,
+      step: "AUTHORIZATION",
+      status: "successful",
+      reasonCode: "100",
+      captureStatus: undefined,
+      amount: 30,
+      currencyCode: "978",
+      cardType: "VISA",
+      cardSuffix: "1000",
+    })
+    expect(retrieved.transaction_id).toBe(transactionId)
+  })
+
+  it("retrievePayment returns data without a transaction as it is", async () => {
+    const pending = await startSession(provider)
+    expect((await provider.retrievePayment({ data: pending } as any)).data).toEqual(pending)
+  })
+})
+
+describe("getWebhookActionAndData", () => {
+  it("answers not_supported to anything posted to Medusa's webhook route", async () => {
+    const { transactionId, session } = await paidSession(env, provider)
+    const result = await provider.getWebhookActionAndData({
+      data: { transactionId, decision: "ACCEPT", reasonCode: "100", session_id: session.session_id },
+      rawData: "",
+      headers: {},
+    } as any)
+    expect(result).toEqual({ action: "not_supported" })
+  })
+})
