@@ -564,10 +564,17 @@ export default class CardServiceProviderService extends AbstractPaymentProvider<
     )
     if (!sealed) return null
     // The amount and currency the service sees are derived from the sealed
-    // terms, never taken from the (writable) data.
-    const currency = toNumericCurrency(session.currency_code)
+    // terms, never taken from the (writable) data. So are the URLs and the
+    // form: the payment page posts the shopper's card to form.action, so an
+    // edited action or hidden field must never reach it.
     const amount = fromMinorUnits(BigInt(session.amount_minor), session.currency_code)
-    return { ...session, currency, amount }
+    const { currency, pay_url, callback_url, return_url, form } = this.newSession_(
+      session.session_id,
+      amount,
+      session.currency_code,
+      undefined
+    )
+    return { ...session, currency, amount, pay_url, callback_url, return_url, form }
   }
 
   private sameTerms_(
