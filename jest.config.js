@@ -31,5 +31,16 @@ module.exports = {
       testMatch: ["<rootDir>/integration-tests/http/**/*.spec.ts"],
       setupFiles: ["<rootDir>/integration-tests/setup.js"],
     },
+    // Benchmarks run only when asked for (npm run bench:checkout).
+    ...(process.env.BENCH
+      ? [
+          {
+            ...common,
+            displayName: "bench",
+            testMatch: ["<rootDir>/bench/**/*.bench.ts"],
+            setupFiles: ["<rootDir>/integration-tests/setup.js"],
+          },
+        ]
+      : []),
   ],
 }
