@@ -1,0 +1,65 @@
+import { medusaIntegrationTestRunner } from "@medusajs/test-utils"
+import { useCardServiceSandbox } from "../helpers/card-service-env"
+import { adminHeaders, checkoutToOrder, paymentOfOrder } from "../helpers/checkout-flow"
+
+jest.setTimeout(120_000)
+
+// Sets CARD_SERVICE_AUTO_CAPTURE=true before Medusa loads medusa-config.ts.
+const env = useCardServiceSandbox({ autoCapture: true })
+
+medusaIntegrationTestRunner({
+  testSuite: ({ api, getContainer }) => {
+    beforeEach(() => {
+      env.sandbox().resetKnobs()
+    })
+
+    const successfulCaptures = (authorizationId: string) =>
+      env
+        .sandbox()
+        .transactions()
+        .filter(
+          (r) =>
+            r.step === "CAPTURE" &&
+            r.originalTransactionId === authorizationId &&
+            r.status === "successful"
+        )
+
+    describe("a store with automatic capture", () => {
+      it("places the order with its payment captured, once, at the service", async () => {
+        const { orderId, payment } = await checkoutToOrder(api, getContainer())
+
+        const order = await paymentOfOrder(getContainer(), orderId)
+        expect(order.captured_at).toBeTruthy()
+        expect(order.captures.map((c: any) => Number(c.amount))).toEqual([30])
+        expect(order.data.state).toBe("captured")
+        const captures = successfulCaptures(payment.data.transaction_id)
+        expect(captures).toEqual([
+          expect.objectContaining({ amount: 30, captureStatus: "PENDING" }),
+        ])
+        expect(order.data.capture).toEqual({ transaction_id: captures[0].transactionId, amount: 30 })
+
+        // What the store owner sees in the admin.
+        const admin = await adminHeaders(getContainer())
+        const { data } = await api.get(`/admin/orders/${orderId}?fields=id,payment_status`, {
+          headers: admin,
+        })
+        expect(data.order.payment_status).toBe("captured")
+      })
+
+      it("does not capture again when the store owner presses capture", async () => {
+        const { orderId, payment } = await checkoutToOrder(api, getContainer())
+        const admin = await adminHeaders(getContainer())
+
+        const answer = await api
+          .post(`/admin/payments/${payment.id}/capture`, {}, { headers: admin })
+          .catch((error: any) => error.response)
+
+        // Medusa itself refuses to capture a captured payment, or the provider
+        // answers from the data: either way the service sees no second capture.
+        expect([200, 400]).toContain(answer.status)
+        expect(successfulCaptures(payment.data.transaction_id)).toHaveLength(1)
+        expect((await paymentOfOrder(getContainer(), orderId)).captures).toHaveLength(1)
+      })
+    })
+  },
+})
