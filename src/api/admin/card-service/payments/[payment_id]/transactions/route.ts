@@ -1,0 +1,109 @@
+import type {
+  AuthenticatedMedusaRequest,
+  MedusaResponse,
+} from "@medusajs/framework/http"
+import { fromMinorUnits, toMinorUnits } from "../../../../../../lib/money"
+import { loadCardServicePayment } from "../../../payment-access"
+import { isServiceFailure, sendServiceFailure } from "../../../service-failure"
+import { transactionRows, type TransactionRow } from "../../../transaction-view"
+
+/**
+ * GET /admin/card-service/payments/:payment_id/transactions - each service
+ * transaction of the payment, read from the service's own record, with what
+ * can still be voided, and how the service's totals compare with Medusa's.
+ */
+export async function GET(
+  req: AuthenticatedMedusaRequest,
+  res: MedusaResponse
+) {
+  const { payment, provider, session, medusa } = await loadCardServicePayment(
+    req.scope,
+    req.params.payment_id
+  )
+  res.setHeader("Cache-Control", "no-store")
+  const summary = {
+    id: payment.id,
+    provider_id: payment.provider_id,
+    currency_code: payment.currency_code,
+    amount: medusa.amount,
+    state: session?.state ?? null,
+    medusa: { captured: medusa.captured, refunded: medusa.refunded },
+  }
+  if (!session) {
+    res.json({
+      payment: { ...summary, service: null, notes: [] },
+      transactions: [],
+      problem:
+        "This payment's card-service data is missing or was altered, so its service transactions cannot be listed",
+    })
+    return
+  }
+
+  let rows: TransactionRow[]
+  try {
+    rows = await transactionRows(provider.client, session)
+  } catch (error) {
+    if (isServiceFailure(error)) {
+      sendServiceFailure(res, error)
+      return
+    }
+    throw error
+  }
+  const currency = session.currency_code
+  const service = {
+    captured: total(rows, "CAPTURE", currency),
+    refunded: total(rows, "REFUND", currency),
+  }
+  res.json({
+    payment: { ...summary, service, notes: notes(medusa, service, currency) },
+    transactions: rows,
+    problem: null,
+  })
+}
+
+/** Successful, not voided CAPTURE or REFUND amounts, summed in minor units. */
+function total(
+  rows: TransactionRow[],
+  step: "CAPTURE" | "REFUND",
+  currency: string
+): number {
+  const minor = rows
+    .filter(
+      (r) =>
+        r.step === step &&
+        r.status === "successful" &&
+        !r.voided &&
+        r.amount !== null
+    )
+    .reduce((sum, r) => sum + toMinorUnits(r.amount as number, currency), 0n)
+  return fromMinorUnits(minor, currency)
+}
+
+/**
+ * A void changes nothing in Medusa: it has no API to undo a capture or a
+ * refund. Where the money kept differs (captured minus refunded), say which
+ * way, so nobody reads Medusa's totals as money that moved. A full refund
+ * that the provider turned into a void of the capture keeps both at zero.
+ */
+function notes(
+  medusa: { captured: number; refunded: number },
+  service: { captured: number; refunded: number },
+  currency: string
+): string[] {
+  const minor = (value: number) => toMinorUnits(value, currency)
+  const money = (value: number) => `${value} ${currency.toUpperCase()}`
+  const medusaKept = minor(medusa.captured) - minor(medusa.refunded)
+  const serviceKept = minor(service.captured) - minor(service.refunded)
+  const kept = (value: bigint) => money(fromMinorUnits(value, currency))
+  if (serviceKept < medusaKept) {
+    return [
+      `The service has taken ${kept(serviceKept)} net, Medusa counts ${kept(medusaKept)}: a capture was voided at the service, so less money moved than Medusa shows, and Medusa cannot undo a capture.`,
+    ]
+  }
+  if (serviceKept > medusaKept) {
+    return [
+      `Medusa counts ${money(medusa.refunded)} refunded, the service ${money(service.refunded)}: a voided refund is not paid out to the customer, but Medusa still counts it.`,
+    ]
+  }
+  return []
+}
