@@ -1,6 +1,10 @@
 import { medusaIntegrationTestRunner } from "@medusajs/test-utils"
 import { useCardServiceSandbox } from "../helpers/card-service-env"
-import { adminHeaders, checkoutToOrder, paymentOfOrder } from "../helpers/checkout-flow"
+import {
+  adminHeaders,
+  checkoutToOrder,
+  paymentOfOrder,
+} from "../helpers/checkout-flow"
 
 jest.setTimeout(120_000)
 
@@ -36,13 +40,19 @@ medusaIntegrationTestRunner({
         expect(captures).toEqual([
           expect.objectContaining({ amount: 30, captureStatus: "PENDING" }),
         ])
-        expect(order.data.capture).toEqual({ transaction_id: captures[0].transactionId, amount: 30 })
+        expect(order.data.capture).toEqual({
+          transaction_id: captures[0].transactionId,
+          amount: 30,
+        })
 
         // What the store owner sees in the admin.
         const admin = await adminHeaders(getContainer())
-        const { data } = await api.get(`/admin/orders/${orderId}?fields=id,payment_status`, {
-          headers: admin,
-        })
+        const { data } = await api.get(
+          `/admin/orders/${orderId}?fields=id,payment_status`,
+          {
+            headers: admin,
+          }
+        )
         expect(data.order.payment_status).toBe("captured")
       })
 
@@ -58,7 +68,9 @@ medusaIntegrationTestRunner({
         // answers from the data: either way the service sees no second capture.
         expect([200, 400]).toContain(answer.status)
         expect(successfulCaptures(payment.data.transaction_id)).toHaveLength(1)
-        expect((await paymentOfOrder(getContainer(), orderId)).captures).toHaveLength(1)
+        expect(
+          (await paymentOfOrder(getContainer(), orderId)).captures
+        ).toHaveLength(1)
       })
     })
   },

@@ -32,7 +32,11 @@ type Data = CardServiceSessionData
 /** Everything a test saw: thrown messages and returned data, checked for secrets at the end. */
 const seen: string[] = []
 function remember<T>(value: T): T {
-  seen.push(value instanceof Error ? `${value.message} ${value.stack ?? ""}` : JSON.stringify(value))
+  seen.push(
+    value instanceof Error
+      ? `${value.message} ${value.stack ?? ""}`
+      : JSON.stringify(value)
+  )
   return value
 }
 
@@ -41,7 +45,10 @@ const capture = (provider: any, data: Data) =>
 
 async function authorizedPayment(provider = env.provider()) {
   const { session, transactionId } = await paidSession(env, provider)
-  return { data: remember((await authorize(provider, session)).data), transactionId }
+  return {
+    data: remember((await authorize(provider, session)).data),
+    transactionId,
+  }
 }
 
 describe("each reason-code category reaches Medusa as a MedusaError with a fitting type", () => {
@@ -78,7 +85,9 @@ describe("each reason-code category reaches Medusa as a MedusaError with a fitti
     const provider = env.provider()
     const { data } = await authorizedPayment(provider)
     const error = remember(
-      await errorOf(capture(provider, { ...data, transaction_id: "999999999999999999999" }))
+      await errorOf(
+        capture(provider, { ...data, transaction_id: "999999999999999999999" })
+      )
     )
     expect(error).toBeInstanceOf(MedusaError)
     expect(error.type).toBe(MedusaError.Types.INVALID_DATA)
@@ -94,15 +103,22 @@ describe("each reason-code category reaches Medusa as a MedusaError with a fitti
     expect(error.message).toContain("237")
   })
 
-  it.each([500, 503])("service_error: the service answering %s on a capture is an unexpected state", async (status) => {
-    const provider = env.provider()
-    const { data } = await authorizedPayment(provider)
-    env.sandbox.injectFault({ type: "status", status: status as 500 | 503, path: "/capture" })
-    const error = remember(await errorOf(capture(provider, data)))
-    expect(error).toBeInstanceOf(MedusaError)
-    expect(error.type).toBe(MedusaError.Types.UNEXPECTED_STATE)
-    expect(error.message).toContain("150")
-  })
+  it.each([500, 503])(
+    "service_error: the service answering %s on a capture is an unexpected state",
+    async (status) => {
+      const provider = env.provider()
+      const { data } = await authorizedPayment(provider)
+      env.sandbox.injectFault({
+        type: "status",
+        status: status as 500 | 503,
+        path: "/capture",
+      })
+      const error = remember(await errorOf(capture(provider, data)))
+      expect(error).toBeInstanceOf(MedusaError)
+      expect(error.type).toBe(MedusaError.Types.UNEXPECTED_STATE)
+      expect(error.message).toContain("150")
+    }
+  )
 
   it("service_error: authorize while retrieve keeps failing throws, it does not decide", async () => {
     const provider = env.provider()
@@ -135,7 +151,11 @@ describe("each reason-code category reaches Medusa as a MedusaError with a fitti
     env.sandbox.injectFault({ type: "destroy", path: "/refund" })
     const error = remember(
       await errorOf(
-        provider.refundPayment({ data: captured, amount: 10, context: { idempotency_key: "ref_1" } } as any)
+        provider.refundPayment({
+          data: captured,
+          amount: 10,
+          context: { idempotency_key: "ref_1" },
+        } as any)
       )
     )
     expect(error.type).toBe(MedusaError.Types.UNEXPECTED_STATE)

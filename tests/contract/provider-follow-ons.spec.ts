@@ -41,18 +41,34 @@ async function authorizedPayment(card: Card = CARDS.approved) {
 }
 
 const capture = async (data: Data, key = "capt_1") =>
-  (await provider.capturePayment({ data, context: { idempotency_key: key } } as any)).data as unknown as Data
+  (
+    await provider.capturePayment({
+      data,
+      context: { idempotency_key: key },
+    } as any)
+  ).data as unknown as Data
 
 const refund = async (data: Data, amount: unknown, key: string) =>
-  (await provider.refundPayment({ data, amount, context: { idempotency_key: key } } as any))
-    .data as unknown as Data
+  (
+    await provider.refundPayment({
+      data,
+      amount,
+      context: { idempotency_key: key },
+    } as any)
+  ).data as unknown as Data
 
 const cancel = async (data: unknown) =>
-  (await provider.cancelPayment({ data, context: { idempotency_key: "pay_1" } } as any))
-    .data as unknown as Data
+  (
+    await provider.cancelPayment({
+      data,
+      context: { idempotency_key: "pay_1" },
+    } as any)
+  ).data as unknown as Data
 
 const successful = (step: string, original: string) =>
-  followOns(env.sandbox, step, original).filter((r) => r.status === "successful")
+  followOns(env.sandbox, step, original).filter(
+    (r) => r.status === "successful"
+  )
 
 describe("capturePayment", () => {
   it("captures the authorized amount once", async () => {
@@ -60,13 +76,22 @@ describe("capturePayment", () => {
     const captured = await capture(data)
 
     const records = successful("CAPTURE", transactionId)
-    expect(records).toEqual([expect.objectContaining({ amount: 30, captureStatus: "PENDING" })])
+    expect(records).toEqual([
+      expect.objectContaining({ amount: 30, captureStatus: "PENDING" }),
+    ])
     expect(captured).toMatchObject({
       state: "captured",
       capture: { transaction_id: records[0].transactionId, amount: 30 },
     })
-    expect(captured.transactions.map((t) => t.operation)).toEqual(["authorization", "capture"])
-    expect(captured.transactions[1]).toMatchObject({ decision: "ACCEPT", reason_code: "100", key: "capt_1" })
+    expect(captured.transactions.map((t) => t.operation)).toEqual([
+      "authorization",
+      "capture",
+    ])
+    expect(captured.transactions[1]).toMatchObject({
+      decision: "ACCEPT",
+      reason_code: "100",
+      key: "capt_1",
+    })
   })
 
   it("does nothing for data that is already captured", async () => {
@@ -86,9 +111,14 @@ describe("capturePayment", () => {
 
     expect(again.state).toBe("captured")
     expect(again.capture).toMatchObject({ amount: 30 })
-    expect(again.transactions.at(-1)).toMatchObject({ operation: "capture", reason_code: "242" })
+    expect(again.transactions.at(-1)).toMatchObject({
+      operation: "capture",
+      reason_code: "242",
+    })
     expect(successful("CAPTURE", transactionId)).toHaveLength(1)
-    expect(followOns(env.sandbox, "CAPTURE", transactionId).map((r) => r.reasonCode)).toEqual(["100", "242"])
+    expect(
+      followOns(env.sandbox, "CAPTURE", transactionId).map((r) => r.reasonCode)
+    ).toEqual(["100", "242"])
   })
 
   it("reconciles a capture whose answer was lost into exactly one capture", async () => {
@@ -117,8 +147,14 @@ describe("capturePayment", () => {
 
   it.each([
     ["a pending session", async () => startSession(provider)],
-    ["a declined payment", async () => (await authorizedPayment(CARDS.declined)).data],
-    ["a canceled payment", async () => cancel((await authorizedPayment()).data)],
+    [
+      "a declined payment",
+      async () => (await authorizedPayment(CARDS.declined)).data,
+    ],
+    [
+      "a canceled payment",
+      async () => cancel((await authorizedPayment()).data),
+    ],
   ])("refuses %s as not allowed, sending nothing", async (_, make) => {
     const data = (await make()) as Data
     const before = env.sandbox.transactions().length
@@ -132,25 +168,45 @@ describe("refundPayment", () => {
   const capturedPayment = async () => {
     const { data, transactionId } = await authorizedPayment()
     const captured = await capture(data)
-    return { data: captured, transactionId, captureId: captured.capture!.transaction_id! }
+    return {
+      data: captured,
+      transactionId,
+      captureId: captured.capture!.transaction_id!,
+    }
   }
 
   it("refunds in parts, and refuses more than is left as not allowed", async () => {
     const { data, captureId } = await capturedPayment()
 
     const first = await refund(data, 10, "ref_1")
-    const second = await refund(first, { value: "12.5", precision: 20 }, "ref_2")
+    const second = await refund(
+      first,
+      { value: "12.5", precision: 20 },
+      "ref_2"
+    )
     const third = await errorOf(refund(second, 10, "ref_3"))
 
     expect(second.refunded_amount).toBe(22.5)
-    expect(second.transactions.filter((t) => t.operation === "refund")).toEqual([
-      expect.objectContaining({ amount: 10, key: "ref_1", decision: "ACCEPT" }),
-      expect.objectContaining({ amount: 12.5, key: "ref_2", decision: "ACCEPT" }),
-    ])
+    expect(second.transactions.filter((t) => t.operation === "refund")).toEqual(
+      [
+        expect.objectContaining({
+          amount: 10,
+          key: "ref_1",
+          decision: "ACCEPT",
+        }),
+        expect.objectContaining({
+          amount: 12.5,
+          key: "ref_2",
+          decision: "ACCEPT",
+        }),
+      ]
+    )
     expect(third).toBeInstanceOf(MedusaError)
     expect(third.type).toBe(MedusaError.Types.NOT_ALLOWED)
     expect(third.message).toContain("235")
-    expect(successful("REFUND", captureId).map((r) => r.amount)).toEqual([10, 12.5])
+    expect(successful("REFUND", captureId).map((r) => r.amount)).toEqual([
+      10, 12.5,
+    ])
   })
 
   it("refunds once for the same idempotency key given twice", async () => {
@@ -168,7 +224,9 @@ describe("refundPayment", () => {
     expect(env.sandbox.transaction(captureId)?.captureStatus).toBe("VOIDED")
     expect(followOns(env.sandbox, "REFUND", captureId)).toHaveLength(0)
     expect(refunded.refunded_amount).toBe(30)
-    expect(refunded.transactions.map((t) => [t.operation, t.voided ?? false])).toEqual([
+    expect(
+      refunded.transactions.map((t) => [t.operation, t.voided ?? false])
+    ).toEqual([
       ["authorization", false],
       ["capture", true],
       ["void", false],
@@ -189,10 +247,17 @@ describe("refundPayment", () => {
 
     const refunded = await refund(data, 30, "ref_all")
 
-    expect(env.sandbox.transaction(captureId)?.captureStatus).toBe("TRANSMITTED")
-    expect(successful("REFUND", captureId)).toEqual([expect.objectContaining({ amount: 30 })])
+    expect(env.sandbox.transaction(captureId)?.captureStatus).toBe(
+      "TRANSMITTED"
+    )
+    expect(successful("REFUND", captureId)).toEqual([
+      expect.objectContaining({ amount: 30 }),
+    ])
     expect(refunded.refunded_amount).toBe(30)
-    expect(refunded.transactions.at(-1)).toMatchObject({ operation: "refund", amount: 30 })
+    expect(refunded.transactions.at(-1)).toMatchObject({
+      operation: "refund",
+      amount: 30,
+    })
   })
 
   it("refunds in JPY and KWD without losing digits", async () => {
@@ -200,9 +265,18 @@ describe("refundPayment", () => {
       [{ amount: 1000, currency_code: "jpy" }, 333],
       [{ amount: 1.234, currency_code: "kwd" }, 0.617],
     ] as const) {
-      const { session } = await paidSession(env, provider, CARDS.approved, terms)
+      const { session } = await paidSession(
+        env,
+        provider,
+        CARDS.approved,
+        terms
+      )
       const captured = await capture((await authorize(provider, session)).data)
-      const refunded = await refund(captured, part, `ref_${terms.currency_code}`)
+      const refunded = await refund(
+        captured,
+        part,
+        `ref_${terms.currency_code}`
+      )
       expect(successful("REFUND", captured.capture!.transaction_id!)).toEqual([
         expect.objectContaining({ amount: part }),
       ])
@@ -223,8 +297,14 @@ describe("cancelPayment", () => {
     const { data, transactionId } = await authorizedPayment()
     const canceled = await cancel(data)
     expect(canceled.state).toBe("canceled")
-    expect(canceled.transactions.at(-1)).toMatchObject({ operation: "reversal", reason_code: "100", amount: 30 })
-    expect(successful("REVERSAL", transactionId)).toEqual([expect.objectContaining({ amount: 30 })])
+    expect(canceled.transactions.at(-1)).toMatchObject({
+      operation: "reversal",
+      reason_code: "100",
+      amount: 30,
+    })
+    expect(successful("REVERSAL", transactionId)).toEqual([
+      expect.objectContaining({ amount: 30 }),
+    ])
   })
 
   it('takes "already reversed" (237) as success', async () => {
@@ -232,7 +312,10 @@ describe("cancelPayment", () => {
     await cancel(data)
     const again = await cancel(data)
     expect(again.state).toBe("canceled")
-    expect(again.transactions.at(-1)).toMatchObject({ operation: "reversal", reason_code: "237" })
+    expect(again.transactions.at(-1)).toMatchObject({
+      operation: "reversal",
+      reason_code: "237",
+    })
     expect(successful("REVERSAL", transactionId)).toHaveLength(1)
   })
 
@@ -246,21 +329,36 @@ describe("cancelPayment", () => {
 })
 
 describe("deletePayment", () => {
-  const remove = async (data: unknown) => (await provider.deletePayment({ data } as any)).data
+  const remove = async (data: unknown) =>
+    (await provider.deletePayment({ data } as any)).data
 
   it("reverses the approval of a paid session (the cart changed)", async () => {
     const { session, transactionId } = await paidSession(env, provider)
     await remove(session)
-    expect(successful("REVERSAL", transactionId)).toEqual([expect.objectContaining({ amount: 30 })])
+    expect(successful("REVERSAL", transactionId)).toEqual([
+      expect.objectContaining({ amount: 30 }),
+    ])
   })
 
   it.each([
     ["no data", async () => ({})],
-    ["another provider's data", async () => ({ id: "pi_123", status: "requires_payment_method" })],
+    [
+      "another provider's data",
+      async () => ({ id: "pi_123", status: "requires_payment_method" }),
+    ],
     ["an unpaid session", async () => startSession(provider)],
-    ["a declined payment", async () => (await paidSession(env, provider, CARDS.declined)).session],
-    ["a captured payment", async () => capture((await authorizedPayment()).data)],
-    ["a canceled payment", async () => cancel((await authorizedPayment()).data)],
+    [
+      "a declined payment",
+      async () => (await paidSession(env, provider, CARDS.declined)).session,
+    ],
+    [
+      "a captured payment",
+      async () => capture((await authorizedPayment()).data),
+    ],
+    [
+      "a canceled payment",
+      async () => cancel((await authorizedPayment()).data),
+    ],
     [
       "a session naming another session's approval",
       async () => {
@@ -271,9 +369,13 @@ describe("deletePayment", () => {
     ],
   ])("raises nothing and reverses nothing for %s", async (_, make) => {
     const data = await make()
-    const reversalsBefore = env.sandbox.transactions().filter((r) => r.step === "REVERSAL").length
+    const reversalsBefore = env.sandbox
+      .transactions()
+      .filter((r) => r.step === "REVERSAL").length
     await expect(remove(data)).resolves.toBeDefined()
-    expect(env.sandbox.transactions().filter((r) => r.step === "REVERSAL").length).toBe(reversalsBefore)
+    expect(
+      env.sandbox.transactions().filter((r) => r.step === "REVERSAL").length
+    ).toBe(reversalsBefore)
   })
 
   it("does not fail the cart change when the service is down", async () => {
@@ -281,22 +383,55 @@ describe("deletePayment", () => {
     env.sandbox.injectFault({ type: "status", status: 503, count: 10 })
     await expect(remove(session)).resolves.toBeDefined()
     expect(followOns(env.sandbox, "REVERSAL", transactionId)).toHaveLength(0)
-    expect(env.logger.lines.some((l) => l.startsWith("error:") && l.includes(session.session_id))).toBe(true)
+    expect(
+      env.logger.lines.some(
+        (l) => l.startsWith("error:") && l.includes(session.session_id)
+      )
+    ).toBe(true)
   })
 })
 
 describe("getPaymentStatus and retrievePayment", () => {
-  const status = async (data: unknown) => (await provider.getPaymentStatus({ data } as any)).status
+  const status = async (data: unknown) =>
+    (await provider.getPaymentStatus({ data } as any)).status
 
   it.each<[string, () => Promise<unknown>, string]>([
     ["an unpaid session", async () => startSession(provider), "pending"],
-    ["an approved session not yet authorized", async () => (await paidSession(env, provider)).session, "authorized"],
-    ["an authorized payment", async () => (await authorizedPayment()).data, "authorized"],
-    ["a captured payment", async () => capture((await authorizedPayment()).data), "captured"],
-    ["a canceled payment", async () => cancel((await authorizedPayment()).data), "canceled"],
-    ["a declined session", async () => (await paidSession(env, provider, CARDS.declined)).session, "error"],
-    ["a session under review", async () => (await paidSession(env, provider, CARDS.review)).session, "pending"],
-    ["a session enrolled in 3DS", async () => (await paidSession(env, provider, CARDS.enrolled)).session, "requires_more"],
+    [
+      "an approved session not yet authorized",
+      async () => (await paidSession(env, provider)).session,
+      "authorized",
+    ],
+    [
+      "an authorized payment",
+      async () => (await authorizedPayment()).data,
+      "authorized",
+    ],
+    [
+      "a captured payment",
+      async () => capture((await authorizedPayment()).data),
+      "captured",
+    ],
+    [
+      "a canceled payment",
+      async () => cancel((await authorizedPayment()).data),
+      "canceled",
+    ],
+    [
+      "a declined session",
+      async () => (await paidSession(env, provider, CARDS.declined)).session,
+      "error",
+    ],
+    [
+      "a session under review",
+      async () => (await paidSession(env, provider, CARDS.review)).session,
+      "pending",
+    ],
+    [
+      "a session enrolled in 3DS",
+      async () => (await paidSession(env, provider, CARDS.enrolled)).session,
+      "requires_more",
+    ],
     ["another provider's data", async () => ({ id: "pi_1" }), "error"],
   ])("%s", async (_, make, expected) => {
     expect(await status(await make())).toBe(expected)
@@ -304,7 +439,8 @@ describe("getPaymentStatus and retrievePayment", () => {
 
   it("retrievePayment adds the service's record without card or secret data", async () => {
     const { data, transactionId } = await authorizedPayment()
-    const retrieved = (await provider.retrievePayment({ data } as any)).data as any
+    const retrieved = (await provider.retrievePayment({ data } as any))
+      .data as any
     expect(retrieved.service_record).toEqual({
       transactionId,
       step: "AUTHORIZATION",
@@ -321,7 +457,9 @@ describe("getPaymentStatus and retrievePayment", () => {
 
   it("retrievePayment returns data without a transaction as it is", async () => {
     const pending = await startSession(provider)
-    expect((await provider.retrievePayment({ data: pending } as any)).data).toEqual(pending)
+    expect(
+      (await provider.retrievePayment({ data: pending } as any)).data
+    ).toEqual(pending)
   })
 })
 
@@ -329,7 +467,12 @@ describe("getWebhookActionAndData", () => {
   it("answers not_supported to anything posted to Medusa's webhook route", async () => {
     const { transactionId, session } = await paidSession(env, provider)
     const result = await provider.getWebhookActionAndData({
-      data: { transactionId, decision: "ACCEPT", reasonCode: "100", session_id: session.session_id },
+      data: {
+        transactionId,
+        decision: "ACCEPT",
+        reasonCode: "100",
+        session_id: session.session_id,
+      },
       rawData: "",
       headers: {},
     } as any)

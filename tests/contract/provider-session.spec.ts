@@ -84,11 +84,28 @@ describe("initiatePayment", () => {
     ["jpy", 1000.5, "392", 1001, "1001", "1001"],
     ["kwd", 1.234, "414", 1.234, "1234", "1.234"],
     ["kwd", 2, "414", 2, "2000", "2.000"],
-  ])("converts %s %j to currency %s, amount %s", async (currency_code, amount, currency, serviceAmount, minor, formAmount) => {
-    const data = await startSession(env.provider(), { amount: amount as any, currency_code })
-    expect(data).toMatchObject({ currency, amount: serviceAmount, amount_minor: minor })
-    expect(data.form.fields).toMatchObject({ currency, amount: formAmount })
-  })
+  ])(
+    "converts %s %j to currency %s, amount %s",
+    async (
+      currency_code,
+      amount,
+      currency,
+      serviceAmount,
+      minor,
+      formAmount
+    ) => {
+      const data = await startSession(env.provider(), {
+        amount: amount as any,
+        currency_code,
+      })
+      expect(data).toMatchObject({
+        currency,
+        amount: serviceAmount,
+        amount_minor: minor,
+      })
+      expect(data.form.fields).toMatchObject({ currency, amount: formAmount })
+    }
+  )
 
   it("keeps no secret and no verification code in the public data", async () => {
     const provider = env.provider()
@@ -111,7 +128,9 @@ describe("initiatePayment", () => {
 
   it("needs a session id", async () => {
     const error = await errorOf(
-      env.provider().initiatePayment({ amount: 10, currency_code: "eur", data: {} } as any)
+      env
+        .provider()
+        .initiatePayment({ amount: 10, currency_code: "eur", data: {} } as any)
     )
     expect(error.type).toBe(MedusaError.Types.INVALID_DATA)
   })
@@ -123,7 +142,11 @@ describe("updatePayment", () => {
     const session = await startSession(provider)
     const transactionId = await payInBrowser(env.sandbox, provider, session)
     const updated = await attachTransaction(provider, session, transactionId)
-    expect(updated).toMatchObject({ transaction_id: transactionId, state: "pending", seal: session.seal })
+    expect(updated).toMatchObject({
+      transaction_id: transactionId,
+      state: "pending",
+      seal: session.seal,
+    })
   })
 
   it.each([
@@ -143,14 +166,19 @@ describe("updatePayment", () => {
     expect(data.transaction_id).toBeNull()
     expect(data.seal).not.toBe(session.seal)
     expect(data.session_id).toBe(session.session_id)
-    expect(provider.verifySession(data, session.session_id)).toMatchObject({ amount: terms.amount })
+    expect(provider.verifySession(data, session.session_id)).toMatchObject({
+      amount: terms.amount,
+    })
   })
 })
 
 describe("authorizePayment", () => {
   it("is pending while no transaction is known", async () => {
     const provider = env.provider()
-    const { status, data } = await authorize(provider, await startSession(provider))
+    const { status, data } = await authorize(
+      provider,
+      await startSession(provider)
+    )
     expect(status).toBe("pending")
     expect(data.state).toBe("pending")
   })
@@ -171,7 +199,13 @@ describe("authorizePayment", () => {
       card: { type: "VISA", suffix: "1000" },
     })
     expect(first.data.transactions).toEqual([
-      expect.objectContaining({ transaction_id: transactionId, operation: "authorization", decision: "ACCEPT", reason_code: "100", amount: 30 }),
+      expect.objectContaining({
+        transaction_id: transactionId,
+        operation: "authorization",
+        decision: "ACCEPT",
+        reason_code: "100",
+        amount: 30,
+      }),
     ])
     expect(second.status).toBe("authorized")
     expect(second.data.transactions).toHaveLength(1)
@@ -182,16 +216,24 @@ describe("authorizePayment", () => {
     ["declined (203)", CARDS.declined, "203"],
     ["insufficient funds (204)", CARDS.insufficientFunds, "204"],
     ["a system error (150)", CARDS.systemError, "150"],
-  ])("answers error for %s and keeps the reason in data", async (_, card, code) => {
-    const provider = env.provider()
-    const { session, transactionId } = await paidSession(env, provider, card)
-    const { status, data } = await authorize(provider, session)
-    expect(status).toBe("error")
-    expect(data.state).toBe("failed")
-    expect(data.failure).toEqual({ code, message: expect.stringContaining(code === "150" ? "failed" : "declined") })
-    expect(data.transaction_id).toBe(transactionId)
-    expect(followOns(env.sandbox, "REVERSAL", transactionId)).toHaveLength(0)
-  })
+  ])(
+    "answers error for %s and keeps the reason in data",
+    async (_, card, code) => {
+      const provider = env.provider()
+      const { session, transactionId } = await paidSession(env, provider, card)
+      const { status, data } = await authorize(provider, session)
+      expect(status).toBe("error")
+      expect(data.state).toBe("failed")
+      expect(data.failure).toEqual({
+        code,
+        message: expect.stringContaining(
+          code === "150" ? "failed" : "declined"
+        ),
+      })
+      expect(data.transaction_id).toBe(transactionId)
+      expect(followOns(env.sandbox, "REVERSAL", transactionId)).toHaveLength(0)
+    }
+  )
 
   it("answers requires_more for 475 (the shopper must authenticate)", async () => {
     const provider = env.provider()
@@ -212,30 +254,54 @@ describe("authorizePayment", () => {
 
   it("reverses a 110 partial approval at the service and fails", async () => {
     const provider = env.provider()
-    const { session, transactionId } = await paidSession(env, provider, CARDS.partial)
+    const { session, transactionId } = await paidSession(
+      env,
+      provider,
+      CARDS.partial
+    )
     const { status, data } = await authorize(provider, session)
     expect(status).toBe("error")
-    expect(data.failure).toMatchObject({ code: "mismatch", message: expect.stringContaining("110") })
+    expect(data.failure).toMatchObject({
+      code: "mismatch",
+      message: expect.stringContaining("110"),
+    })
     expect(data.state).toBe("canceled")
     const reversals = followOns(env.sandbox, "REVERSAL", transactionId)
-    expect(reversals).toEqual([expect.objectContaining({ status: "successful", amount: 15 })])
+    expect(reversals).toEqual([
+      expect.objectContaining({ status: "successful", amount: 15 }),
+    ])
   })
 
   it.each([
     ["another amount", { amount: "1.00" }, "amount"],
     ["another currency", { currency: "840" }, "currency"],
-  ])("reverses an approval for %s than the session's and fails", async (_, formChanges, word) => {
-    const provider = env.provider()
-    const session = await startSession(provider)
-    // The shopper edits the hidden fields before posting the form.
-    const transactionId = await payInBrowser(env.sandbox, provider, session, CARDS.approved, formChanges)
-    const { status, data } = await authorize(provider, await attachTransaction(provider, session, transactionId))
-    expect(status).toBe("error")
-    expect(data.failure).toMatchObject({ code: "mismatch", message: expect.stringContaining(word) })
-    expect(followOns(env.sandbox, "REVERSAL", transactionId)).toEqual([
-      expect.objectContaining({ status: "successful" }),
-    ])
-  })
+  ])(
+    "reverses an approval for %s than the session's and fails",
+    async (_, formChanges, word) => {
+      const provider = env.provider()
+      const session = await startSession(provider)
+      // The shopper edits the hidden fields before posting the form.
+      const transactionId = await payInBrowser(
+        env.sandbox,
+        provider,
+        session,
+        CARDS.approved,
+        formChanges
+      )
+      const { status, data } = await authorize(
+        provider,
+        await attachTransaction(provider, session, transactionId)
+      )
+      expect(status).toBe("error")
+      expect(data.failure).toMatchObject({
+        code: "mismatch",
+        message: expect.stringContaining(word),
+      })
+      expect(followOns(env.sandbox, "REVERSAL", transactionId)).toEqual([
+        expect.objectContaining({ status: "successful" }),
+      ])
+    }
+  )
 
   it.each([
     ["another session's approval", "session"],
@@ -249,11 +315,17 @@ describe("authorizePayment", () => {
       const other = await startSession(provider)
       foreignId = await payInBrowser(env.sandbox, provider, other)
     } else if (kind === "seed") {
-      foreignId = env.sandbox.seedAuthorization({ amount: "30.00", currency: "978" }).transactionId
+      foreignId = env.sandbox.seedAuthorization({
+        amount: "30.00",
+        currency: "978",
+      }).transactionId
     } else {
       foreignId = "999999999999999999999"
     }
-    const { status, data } = await authorize(provider, await attachTransaction(provider, session, foreignId))
+    const { status, data } = await authorize(
+      provider,
+      await attachTransaction(provider, session, foreignId)
+    )
     expect(status).toBe("error")
     expect(data.failure?.code).toBe("foreign_transaction")
     expect(data.transaction_id).toBeNull()
@@ -262,8 +334,14 @@ describe("authorizePayment", () => {
 
   it.each([
     ["the seal", (d: any) => ({ ...d, seal: "A".repeat(22) })],
-    ["the amount behind the seal", (d: any) => ({ ...d, amount_minor: "100", amount: 1 })],
-    ["the currency behind the seal", (d: any) => ({ ...d, currency_code: "usd", currency: "840" })],
+    [
+      "the amount behind the seal",
+      (d: any) => ({ ...d, amount_minor: "100", amount: 1 }),
+    ],
+    [
+      "the currency behind the seal",
+      (d: any) => ({ ...d, currency_code: "usd", currency: "840" }),
+    ],
     ["the session id", (d: any) => ({ ...d, session_id: newSessionId() })],
     ["the shape", (d: any) => ({ ...d, version: 2 })],
   ])("refuses session data whose %s was edited", async (_, edit) => {
@@ -299,30 +377,52 @@ describe("authorizePayment", () => {
       expect(second.status).toBe("captured")
       expect(first.data.state).toBe("captured")
       expect(second.data.state).toBe("captured")
-      const captures = followOns(env.sandbox, "CAPTURE", transactionId).filter((r) => r.status === "successful")
-      expect(captures).toEqual([expect.objectContaining({ amount: 30, captureStatus: "PENDING" })])
-      expect(first.data.capture).toEqual({ transaction_id: captures[0].transactionId, amount: 30 })
+      const captures = followOns(env.sandbox, "CAPTURE", transactionId).filter(
+        (r) => r.status === "successful"
+      )
+      expect(captures).toEqual([
+        expect.objectContaining({ amount: 30, captureStatus: "PENDING" }),
+      ])
+      expect(first.data.capture).toEqual({
+        transaction_id: captures[0].transactionId,
+        amount: 30,
+      })
       // The repeat must still know which capture it is (a later void needs it).
-      expect(second.data.capture).toEqual({ transaction_id: captures[0].transactionId, amount: 30 })
+      expect(second.data.capture).toEqual({
+        transaction_id: captures[0].transactionId,
+        amount: 30,
+      })
     })
 
     it("on repeat keeps only a capture the service confirms is this approval's", async () => {
       const provider = env.provider({ autoCapture: true })
       const other = await paidSession(env, provider)
-      const otherCapture = (await authorize(provider, other.session)).data.capture
+      const otherCapture = (await authorize(provider, other.session)).data
+        .capture
       const { session, transactionId } = await paidSession(env, provider)
       const first = await authorize(provider, session)
 
-      const second = await authorize(provider, { ...first.data, capture: otherCapture })
+      const second = await authorize(provider, {
+        ...first.data,
+        capture: otherCapture,
+      })
 
       expect(second.status).toBe("captured")
       expect(second.data.capture).toEqual({ transaction_id: null, amount: 30 })
-      expect(followOns(env.sandbox, "CAPTURE", transactionId).filter((r) => r.status === "successful")).toHaveLength(1)
+      expect(
+        followOns(env.sandbox, "CAPTURE", transactionId).filter(
+          (r) => r.status === "successful"
+        )
+      ).toHaveLength(1)
     })
 
     it("does not capture a declined payment", async () => {
       const provider = env.provider({ autoCapture: true })
-      const { session, transactionId } = await paidSession(env, provider, CARDS.declined)
+      const { session, transactionId } = await paidSession(
+        env,
+        provider,
+        CARDS.declined
+      )
       const { status } = await authorize(provider, session)
       expect(status).toBe("error")
       expect(followOns(env.sandbox, "CAPTURE", transactionId)).toHaveLength(0)

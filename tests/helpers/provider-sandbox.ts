@@ -3,13 +3,19 @@ import { request } from "undici"
 import { paymentFormFields } from "../../src/providers/card-service/form-fields"
 import type { CardServiceSessionData } from "../../src/providers/card-service/session-data"
 import CardServiceProviderService from "../../src/providers/card-service/service"
-import { startSandbox, type CardServiceSandbox, type SandboxOptions } from "../../src/sandbox"
+import {
+  startSandbox,
+  type CardServiceSandbox,
+  type SandboxOptions,
+} from "../../src/sandbox"
 
 /** A logger that keeps every line, so tests can check what reached the log. */
 export function recordingLogger() {
   const lines: string[] = []
   const keep = (level: string) => (message: unknown) => {
-    lines.push(`${level}: ${typeof message === "string" ? message : JSON.stringify(message)}`)
+    lines.push(
+      `${level}: ${typeof message === "string" ? message : JSON.stringify(message)}`
+    )
   }
   const logger = {
     lines,
@@ -44,22 +50,27 @@ export type ProviderEnv = {
  * return URLs point at a port nothing serves: the tests play the routes'
  * part themselves, and callbacks are dropped so none is waited for.
  */
-export async function providerOnSandbox(sandboxOptions: SandboxOptions = {}): Promise<ProviderEnv> {
+export async function providerOnSandbox(
+  sandboxOptions: SandboxOptions = {}
+): Promise<ProviderEnv> {
   const sandbox = await startSandbox({ port: 0, ...sandboxOptions })
   sandbox.setCallbackKnobs({ drop: true })
   const logger = recordingLogger()
   const made: CardServiceProviderService[] = []
   const provider = (options: Record<string, unknown> = {}) => {
-    const instance = new CardServiceProviderService({ logger: logger as any }, {
-      clientCode: sandbox.credentials.clientCode,
-      clientSecret: sandbox.credentials.clientSecret,
-      verifyId: sandbox.credentials.verifyId,
-      merchantId: sandbox.credentials.merchantId,
-      testUrl: sandbox.url,
-      backendUrl: "http://127.0.0.1:9",
-      storefrontUrl: "http://127.0.0.1:9",
-      ...options,
-    })
+    const instance = new CardServiceProviderService(
+      { logger: logger as any },
+      {
+        clientCode: sandbox.credentials.clientCode,
+        clientSecret: sandbox.credentials.clientSecret,
+        verifyId: sandbox.credentials.verifyId,
+        merchantId: sandbox.credentials.merchantId,
+        testUrl: sandbox.url,
+        backendUrl: "http://127.0.0.1:9",
+        storefrontUrl: "http://127.0.0.1:9",
+        ...options,
+      }
+    )
     made.push(instance)
     return instance
   }
@@ -81,7 +92,10 @@ export function newSessionId(): string {
   return `payses_01${Array.from(bytes, (b) => alphabet[b % 32]).join("")}`
 }
 
-export type Terms = { amount: number | { value: string; precision: number }; currency_code: string }
+export type Terms = {
+  amount: number | { value: string; precision: number }
+  currency_code: string
+}
 
 /** initiatePayment as Medusa calls it for a new session. */
 export async function startSession(
@@ -92,7 +106,10 @@ export async function startSession(
   const { data } = await provider.initiatePayment({
     ...terms,
     data: { session_id: sessionId },
-    context: { idempotency_key: sessionId, customer: { email: "ada@example.com" } },
+    context: {
+      idempotency_key: sessionId,
+      customer: { email: "ada@example.com" },
+    },
   } as any)
   return data as unknown as CardServiceSessionData
 }
@@ -159,7 +176,9 @@ export async function payInBrowser(
   const text = await response.body.text()
   const location = response.headers.location
   if (response.statusCode !== 303 || typeof location !== "string") {
-    throw new Error(`/order/start answered ${response.statusCode}: ${text.slice(0, 300)}`)
+    throw new Error(
+      `/order/start answered ${response.statusCode}: ${text.slice(0, 300)}`
+    )
   }
   const transactionId = new URL(location).searchParams.get("transactionId")
   if (!transactionId) {
@@ -192,24 +211,40 @@ export async function paidSession(
 ) {
   const session = await startSession(provider, terms)
   const transactionId = await payInBrowser(env.sandbox, provider, session, card)
-  return { transactionId, session: await attachTransaction(provider, session, transactionId) }
+  return {
+    transactionId,
+    session: await attachTransaction(provider, session, transactionId),
+  }
 }
 
 /** authorizePayment as Medusa calls it for cart completion. */
-export async function authorize(provider: CardServiceProviderService, session: unknown) {
+export async function authorize(
+  provider: CardServiceProviderService,
+  session: unknown
+) {
   const data = session as CardServiceSessionData
   const result = await provider.authorizePayment({
     data: data as any,
     context: { idempotency_key: data.session_id },
   } as any)
-  return { status: result.status, data: result.data as unknown as CardServiceSessionData }
+  return {
+    status: result.status,
+    data: result.data as unknown as CardServiceSessionData,
+  }
 }
 
 /** The sandbox's records of one step for one original transaction. */
-export function followOns(sandbox: CardServiceSandbox, step: string, originalTransactionId: string) {
+export function followOns(
+  sandbox: CardServiceSandbox,
+  step: string,
+  originalTransactionId: string
+) {
   return sandbox
     .transactions()
-    .filter((r) => r.step === step && r.originalTransactionId === originalTransactionId)
+    .filter(
+      (r) =>
+        r.step === step && r.originalTransactionId === originalTransactionId
+    )
 }
 
 /** The thrown error of a promise, or a failure when it resolves. */

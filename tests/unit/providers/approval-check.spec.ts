@@ -28,35 +28,70 @@ const belongs = (reference: string, sessionId: string) =>
 
 describe("checkApproval", () => {
   it("approves a successful AUTHORIZATION of this session for its amount and currency", () => {
-    expect(checkApproval(approval, session, belongs)).toEqual({ outcome: "approved" })
+    expect(checkApproval(approval, session, belongs)).toEqual({
+      outcome: "approved",
+    })
   })
 
   it("compares amounts in minor units, not as floats", () => {
-    const jpy = { ...session, currency: "392", currency_code: "jpy", amount_minor: "1000" }
-    expect(checkApproval({ ...approval, currencyCode: "392", amount: 1000 }, jpy, belongs).outcome).toBe(
-      "approved"
-    )
-    const kwd = { ...session, currency: "414", currency_code: "kwd", amount_minor: "1234" }
-    expect(checkApproval({ ...approval, currencyCode: "414", amount: 1.234 }, kwd, belongs).outcome).toBe(
-      "approved"
-    )
+    const jpy = {
+      ...session,
+      currency: "392",
+      currency_code: "jpy",
+      amount_minor: "1000",
+    }
+    expect(
+      checkApproval(
+        { ...approval, currencyCode: "392", amount: 1000 },
+        jpy,
+        belongs
+      ).outcome
+    ).toBe("approved")
+    const kwd = {
+      ...session,
+      currency: "414",
+      currency_code: "kwd",
+      amount_minor: "1234",
+    }
+    expect(
+      checkApproval(
+        { ...approval, currencyCode: "414", amount: 1.234 },
+        kwd,
+        belongs
+      ).outcome
+    ).toBe("approved")
   })
 
   it.each<[string, Partial<TransactionRecord>]>([
     ["another session's reference", { merchantReferenceCode: "02.nonce.mac" }],
-    ["a reference the plugin never made", { merchantReferenceCode: "order-42" }],
+    [
+      "a reference the plugin never made",
+      { merchantReferenceCode: "order-42" },
+    ],
     // Foreign wins over everything else: nothing about it is ours to act on.
-    ["another session's declined payment", { merchantReferenceCode: "x", status: "declined", reasonCode: "203" }],
-    ["another session's approval for another amount", { merchantReferenceCode: "x", amount: 1 }],
+    [
+      "another session's declined payment",
+      { merchantReferenceCode: "x", status: "declined", reasonCode: "203" },
+    ],
+    [
+      "another session's approval for another amount",
+      { merchantReferenceCode: "x", amount: 1 },
+    ],
   ])("foreign: %s", (_, change) => {
-    expect(checkApproval({ ...approval, ...change }, session, belongs).outcome).toBe("foreign")
+    expect(
+      checkApproval({ ...approval, ...change }, session, belongs).outcome
+    ).toBe("foreign")
   })
 
   it.each<[string, Partial<TransactionRecord>, RegExp]>([
     ["another amount", { amount: 10.49 }, /amount differs/],
     ["a larger amount", { amount: 105 }, /amount differs/],
     ["another currency", { currencyCode: "840" }, /currency 840.*EUR \(978\)/],
-    ["a 110 partial approval", { reasonCode: "110", amount: 5.25 }, /part of the amount.*110/],
+    [
+      "a 110 partial approval",
+      { reasonCode: "110", amount: 5.25 },
+      /part of the amount.*110/,
+    ],
   ])("mismatch: %s", (_, change, reason) => {
     const verdict = checkApproval({ ...approval, ...change }, session, belongs)
     expect(verdict.outcome).toBe("mismatch")
@@ -65,25 +100,50 @@ describe("checkApproval", () => {
 
   it.each<[string, Partial<TransactionRecord>, string, RegExp]>([
     ["declined", { status: "declined", reasonCode: "203" }, "203", /declined/],
-    ["declined for review", { status: "declined", reasonCode: "480" }, "480", /declined/],
-    ["enrolled, not authenticated", { status: "declined", reasonCode: "475" }, "475", /declined/],
+    [
+      "declined for review",
+      { status: "declined", reasonCode: "480" },
+      "480",
+      /declined/,
+    ],
+    [
+      "enrolled, not authenticated",
+      { status: "declined", reasonCode: "475" },
+      "475",
+      /declined/,
+    ],
     ["an error", { status: "error", reasonCode: "150" }, "150", /failed/],
     // isAuthenticate=N only authenticates: no money is held, so it pays for nothing.
-    ["an AUTHENTICATION step", { step: "AUTHENTICATION" }, "100", /AUTHENTICATION, not an approval/],
+    [
+      "an AUTHENTICATION step",
+      { step: "AUTHENTICATION" },
+      "100",
+      /AUTHENTICATION, not an approval/,
+    ],
     ["a CAPTURE named as the payment", { step: "CAPTURE" }, "100", /CAPTURE/],
-    ["a declined authentication", { step: "AUTHENTICATION", status: "declined", reasonCode: "476" }, "476", /AUTHENTICATION/],
+    [
+      "a declined authentication",
+      { step: "AUTHENTICATION", status: "declined", reasonCode: "476" },
+      "476",
+      /AUTHENTICATION/,
+    ],
   ])("unapproved: %s", (_, change, reasonCode, reason) => {
-    expect(checkApproval({ ...approval, ...change }, session, belongs)).toEqual({
-      outcome: "unapproved",
-      reasonCode,
-      reason: expect.stringMatching(reason),
-    })
+    expect(checkApproval({ ...approval, ...change }, session, belongs)).toEqual(
+      {
+        outcome: "unapproved",
+        reasonCode,
+        reason: expect.stringMatching(reason),
+      }
+    )
   })
 
   it("a declined record with another amount is unapproved, not a mismatch to reverse", () => {
     expect(
-      checkApproval({ ...approval, status: "declined", reasonCode: "204", amount: 1 }, session, belongs)
-        .outcome
+      checkApproval(
+        { ...approval, status: "declined", reasonCode: "204", amount: 1 },
+        session,
+        belongs
+      ).outcome
     ).toBe("unapproved")
   })
 })

@@ -23,7 +23,11 @@ describe("billingFromCart", () => {
       billingFromCart({
         email: "ada@example.com",
         billing_address: address,
-        shipping_address: { ...address, first_name: "Shipping", country_code: "fr" },
+        shipping_address: {
+          ...address,
+          first_name: "Shipping",
+          country_code: "fr",
+        },
       })
     ).toEqual({
       firstName: "Ada",
@@ -56,17 +60,22 @@ describe("billingFromCart", () => {
     ["deu", "BY", "DE", undefined],
     ["fr", "IDF", "FR", undefined],
     ["us", "", "US", undefined],
-  ])("country %s, province %j -> country %s, state %s", (country, province, alpha2, state) => {
-    const details = billingFromCart({
-      shipping_address: { ...address, country_code: country, province },
-    })
-    expect(details.country).toBe(alpha2)
-    expect(details.state).toBe(state)
-    expect("state" in details).toBe(state !== undefined)
-  })
+  ])(
+    "country %s, province %j -> country %s, state %s",
+    (country, province, alpha2, state) => {
+      const details = billingFromCart({
+        shipping_address: { ...address, country_code: country, province },
+      })
+      expect(details.country).toBe(alpha2)
+      expect(details.state).toBe(state)
+      expect("state" in details).toBe(state !== undefined)
+    }
+  )
 
   it("leaves an unknown country for the shopper to choose", () => {
-    const details = billingFromCart({ shipping_address: { ...address, country_code: "zz" } })
+    const details = billingFromCart({
+      shipping_address: { ...address, country_code: "zz" },
+    })
     expect(details.country).toBeUndefined()
     expect(details.city).toBe("Berlin")
   })
@@ -86,16 +95,19 @@ describe("billingFromCart", () => {
 
 describe("paymentFormFields", () => {
   const provider = (options: Record<string, unknown> = {}) =>
-    new CardServiceProviderService({ logger: console as any }, {
-      clientCode: "client",
-      clientSecret: "client-secret-never-in-a-form",
-      verifyId: "verify",
-      merchantId: "merchant",
-      testUrl: "http://127.0.0.1:9",
-      backendUrl: "https://api.shop.example",
-      storefrontUrl: "https://shop.example",
-      ...options,
-    })
+    new CardServiceProviderService(
+      { logger: console as any },
+      {
+        clientCode: "client",
+        clientSecret: "client-secret-never-in-a-form",
+        verifyId: "verify",
+        merchantId: "merchant",
+        testUrl: "http://127.0.0.1:9",
+        backendUrl: "https://api.shop.example",
+        storefrontUrl: "https://shop.example",
+        ...options,
+      }
+    )
 
   const sessionOf = async (p: CardServiceProviderService) =>
     (
@@ -106,16 +118,29 @@ describe("paymentFormFields", () => {
       } as any)
     ).data as unknown as CardServiceSessionData
 
-  const attempt = { merchantReferenceCode: "01TEST.nonce.mac", authorization: "code-123" }
+  const attempt = {
+    merchantReferenceCode: "01TEST.nonce.mac",
+    authorization: "code-123",
+  }
 
   it.each([
     [{}, { isWindowed: "N", isRedirect: "Y", isAuthenticate: "Y" }],
-    [{ windowed: true }, { isWindowed: "Y", isRedirect: "Y", isAuthenticate: "Y" }],
-    [{ redirectOnFailure: false }, { isWindowed: "N", isRedirect: "N", isAuthenticate: "Y" }],
+    [
+      { windowed: true },
+      { isWindowed: "Y", isRedirect: "Y", isAuthenticate: "Y" },
+    ],
+    [
+      { redirectOnFailure: false },
+      { isWindowed: "N", isRedirect: "N", isAuthenticate: "Y" },
+    ],
   ])(
     "carries isWindowed, isRedirect and isAuthenticate explicitly (options %j)",
     async (options, flags) => {
-      const fields = paymentFormFields(await sessionOf(provider(options)), attempt, {})
+      const fields = paymentFormFields(
+        await sessionOf(provider(options)),
+        attempt,
+        {}
+      )
       expect(fields).toMatchObject(flags)
     }
   )
@@ -127,15 +152,19 @@ describe("paymentFormFields", () => {
       verifyId: "verify",
       currency: "978",
       amount: "10.50",
-      callbackLocation: "https://api.shop.example/card-service/callback/payses_01TEST/",
-      redirectUrl: "https://api.shop.example/card-service/return/payses_01TEST/",
+      callbackLocation:
+        "https://api.shop.example/card-service/callback/payses_01TEST/",
+      redirectUrl:
+        "https://api.shop.example/card-service/return/payses_01TEST/",
       isWindowed: "N",
       isRedirect: "Y",
       isAuthenticate: "Y",
       merchantReferenceCode: "01TEST.nonce.mac",
       authorization: "code-123",
     })
-    expect(JSON.stringify(fields)).not.toContain("client-secret-never-in-a-form")
+    expect(JSON.stringify(fields)).not.toContain(
+      "client-secret-never-in-a-form"
+    )
   })
 
   it("adds the non-empty billing fields; state only for US and CA", async () => {
@@ -148,9 +177,15 @@ describe("paymentFormFields", () => {
     })
     expect(us).toMatchObject({ firstName: "Ada", country: "US", state: "CA" })
     expect(us).not.toHaveProperty("lastName")
-    const ca = paymentFormFields(session, attempt, { country: "CA", state: "QC" })
+    const ca = paymentFormFields(session, attempt, {
+      country: "CA",
+      state: "QC",
+    })
     expect(ca.state).toBe("QC")
-    const de = paymentFormFields(session, attempt, { country: "DE", state: "BY" })
+    const de = paymentFormFields(session, attempt, {
+      country: "DE",
+      state: "BY",
+    })
     expect(de).not.toHaveProperty("state")
     const none = paymentFormFields(session, attempt, { state: "CA" })
     expect(none).not.toHaveProperty("state")
@@ -165,7 +200,8 @@ describe("paymentFormFields", () => {
     } as any)
     expect(fields).toMatchObject({
       amount: "10.50",
-      callbackLocation: "https://api.shop.example/card-service/callback/payses_01TEST/",
+      callbackLocation:
+        "https://api.shop.example/card-service/callback/payses_01TEST/",
       merchantReferenceCode: "01TEST.nonce.mac",
     })
   })

@@ -1,4 +1,8 @@
-import { CardServiceOptionsSchema, parseOptions, serviceBaseUrl } from "../../../src/providers/card-service/options"
+import {
+  CardServiceOptionsSchema,
+  parseOptions,
+  serviceBaseUrl,
+} from "../../../src/providers/card-service/options"
 
 const SECRET = "s3cr3t-value-that-must-not-leak"
 
@@ -41,7 +45,11 @@ describe("parseOptions: defaults", () => {
 
   it("keeps the timeouts that are given and defaults the rest", () => {
     const options = parseOptions({ ...valid, timeouts: { headersMs: 1000 } })
-    expect(options.timeouts).toEqual({ connectMs: 5_000, headersMs: 1000, bodyMs: 20_000 })
+    expect(options.timeouts).toEqual({
+      connectMs: 5_000,
+      headersMs: 1000,
+      bodyMs: 20_000,
+    })
   })
 
   it.each([
@@ -49,29 +57,43 @@ describe("parseOptions: defaults", () => {
     ["https://www.shop.example:8443/de", "payments@www.shop.example"],
     // A host without a dot is no deliverable domain; 2.3 still needs an address.
     ["http://localhost:8000", "payments@localhost.localdomain"],
-  ])("defaults merchantEmail from storefrontUrl %s to %s", (storefrontUrl, email) => {
-    expect(parseOptions({ ...valid, storefrontUrl }).merchantEmail).toBe(email)
-  })
+  ])(
+    "defaults merchantEmail from storefrontUrl %s to %s",
+    (storefrontUrl, email) => {
+      expect(parseOptions({ ...valid, storefrontUrl }).merchantEmail).toBe(
+        email
+      )
+    }
+  )
 
   it("keeps a merchantEmail that is given", () => {
-    expect(parseOptions({ ...valid, merchantEmail: "billing@shop.example" }).merchantEmail).toBe(
-      "billing@shop.example"
-    )
+    expect(
+      parseOptions({ ...valid, merchantEmail: "billing@shop.example" })
+        .merchantEmail
+    ).toBe("billing@shop.example")
   })
 
   it.each([
     ["testUrl", "https://test.card.example/", "https://test.card.example"],
-    ["testUrl", "https://test.card.example/api//", "https://test.card.example/api"],
+    [
+      "testUrl",
+      "https://test.card.example/api//",
+      "https://test.card.example/api",
+    ],
     ["backendUrl", "https://api.shop.example/", "https://api.shop.example"],
     ["storefrontUrl", "https://shop.example///", "https://shop.example"],
   ])("trims trailing slashes of %s (%s)", (key, given, expected) => {
-    expect(parseOptions({ ...valid, [key]: given })[key as "testUrl"]).toBe(expected)
+    expect(parseOptions({ ...valid, [key]: given })[key as "testUrl"]).toBe(
+      expected
+    )
   })
 
   it("trims trailing slashes of every allowed return origin", () => {
     expect(
-      parseOptions({ ...valid, allowedReturnOrigins: ["https://a.example/", "https://b.example"] })
-        .allowedReturnOrigins
+      parseOptions({
+        ...valid,
+        allowedReturnOrigins: ["https://a.example/", "https://b.example"],
+      }).allowedReturnOrigins
     ).toEqual(["https://a.example", "https://b.example"])
   })
 })
@@ -79,8 +101,18 @@ describe("parseOptions: defaults", () => {
 describe("parseOptions: mode chooses the address", () => {
   it.each([
     [{ mode: "test" }, "https://test.card.example"],
-    [{ mode: "live", liveUrl: "https://live.card.example/" }, "https://live.card.example"],
-    [{ mode: "live", testUrl: undefined, liveUrl: "https://live.card.example" }, "https://live.card.example"],
+    [
+      { mode: "live", liveUrl: "https://live.card.example/" },
+      "https://live.card.example",
+    ],
+    [
+      {
+        mode: "live",
+        testUrl: undefined,
+        liveUrl: "https://live.card.example",
+      },
+      "https://live.card.example",
+    ],
   ])("%j uses %s", (change, url) => {
     expect(serviceBaseUrl(parseOptions({ ...valid, ...change }))).toBe(url)
   })
@@ -97,18 +129,40 @@ describe("parseOptions: mode chooses the address", () => {
   })
 
   it("refuses a mode other than test or live", () => {
-    expect(messageFor({ ...valid, mode: "production" })).toMatch(/^ {2}- mode: /m)
+    expect(messageFor({ ...valid, mode: "production" })).toMatch(
+      /^ {2}- mode: /m
+    )
   })
 })
 
 describe("parseOptions: every bad option is named with how to fix it", () => {
   it.each([
-    ["clientCode", undefined, "is required: the client code the card service gave you"],
-    ["clientCode", "", "is required: the client code the card service gave you"],
-    ["clientSecret", undefined, "is required: the client secret the card service gave you"],
-    ["verifyId", "", "is required: the verifyId (merchant code) the card service gave you"],
+    [
+      "clientCode",
+      undefined,
+      "is required: the client code the card service gave you",
+    ],
+    [
+      "clientCode",
+      "",
+      "is required: the client code the card service gave you",
+    ],
+    [
+      "clientSecret",
+      undefined,
+      "is required: the client secret the card service gave you",
+    ],
+    [
+      "verifyId",
+      "",
+      "is required: the verifyId (merchant code) the card service gave you",
+    ],
     ["merchantId", undefined, "is required: your merchant MID"],
-    ["backendUrl", "api.shop.example", "must be an absolute URL such as https://shop.example.com"],
+    [
+      "backendUrl",
+      "api.shop.example",
+      "must be an absolute URL such as https://shop.example.com",
+    ],
     ["storefrontUrl", undefined, ""],
     ["testUrl", "not a url", "must be an absolute URL"],
     ["merchantEmail", "nobody", "must be an e-mail address"],
@@ -135,7 +189,13 @@ describe("parseOptions: every bad option is named with how to fix it", () => {
       .split("\n")
       .filter((line) => line.startsWith("  - "))
       .map((line) => line.slice(4).split(":")[0])
-    expect(paths.sort()).toEqual(["backendUrl", "clientCode", "merchantId", "testUrl", "verifyId"])
+    expect(paths.sort()).toEqual([
+      "backendUrl",
+      "clientCode",
+      "merchantId",
+      "testUrl",
+      "verifyId",
+    ])
   })
 
   it("names the options themselves when they are missing altogether", () => {
@@ -148,7 +208,10 @@ describe("parseOptions: no value is echoed", () => {
   it.each([
     ["a secret next to a bad option", { ...valid, backendUrl: "x" }],
     ["a secret given where a URL belongs", { ...valid, testUrl: SECRET }],
-    ["a secret given as the session secret that is too short", { ...valid, sessionSecret: SECRET.slice(0, 20) }],
+    [
+      "a secret given as the session secret that is too short",
+      { ...valid, sessionSecret: SECRET.slice(0, 20) },
+    ],
     ["a secret given as the e-mail", { ...valid, merchantEmail: SECRET }],
     ["a secret given as the mode", { ...valid, mode: SECRET }],
     ["a secret given as a number", { ...valid, clientCode: 12345678901 }],

@@ -1,8 +1,15 @@
-import { SessionSealer, type SealedTerms } from "../../../src/providers/card-service/session-seal"
+import {
+  SessionSealer,
+  type SealedTerms,
+} from "../../../src/providers/card-service/session-seal"
 
 const SESSION = "payses_01JZ8Q3V6X7Y8Z9A0B1C2D3E4F"
 const OTHER_SESSION = "payses_01JZ8Q3V6X7Y8Z9A0B1C2D3E4G"
-const terms: SealedTerms = { sessionId: SESSION, currencyCode: "eur", amountMinor: "1050" }
+const terms: SealedTerms = {
+  sessionId: SESSION,
+  currencyCode: "eur",
+  amountMinor: "1050",
+}
 const sealer = new SessionSealer("a-session-secret-of-at-least-32-chars")
 
 describe("SessionSealer.seal", () => {
@@ -11,7 +18,9 @@ describe("SessionSealer.seal", () => {
   })
 
   it("does not depend on the case of the currency code", () => {
-    expect(sealer.verifySeal({ ...terms, currencyCode: "EUR" }, sealer.seal(terms))).toBe(true)
+    expect(
+      sealer.verifySeal({ ...terms, currencyCode: "EUR" }, sealer.seal(terms))
+    ).toBe(true)
   })
 
   it.each<[string, Partial<SealedTerms>]>([
@@ -21,9 +30,14 @@ describe("SessionSealer.seal", () => {
     ["a smaller amount", { amountMinor: "105" }],
     ["an amount in other units", { amountMinor: "10.50" }],
     // The separator must keep fields apart: "|" moved across the boundary.
-    ["fields shifted across the separator", { sessionId: `${SESSION}|eur`, currencyCode: "1050" }],
+    [
+      "fields shifted across the separator",
+      { sessionId: `${SESSION}|eur`, currencyCode: "1050" },
+    ],
   ])("breaks for %s", (_, change) => {
-    expect(sealer.verifySeal({ ...terms, ...change }, sealer.seal(terms))).toBe(false)
+    expect(sealer.verifySeal({ ...terms, ...change }, sealer.seal(terms))).toBe(
+      false
+    )
   })
 
   it.each([
@@ -49,7 +63,10 @@ describe("SessionSealer.fromOptions", () => {
   const base = { clientSecret: "client-secret", merchantId: "merchant" }
 
   it("uses sessionSecret when given, whatever the credentials", () => {
-    const a = SessionSealer.fromOptions({ ...base, sessionSecret: "x".repeat(32) })
+    const a = SessionSealer.fromOptions({
+      ...base,
+      sessionSecret: "x".repeat(32),
+    })
     const b = SessionSealer.fromOptions({
       clientSecret: "rotated",
       merchantId: "merchant",
@@ -62,7 +79,10 @@ describe("SessionSealer.fromOptions", () => {
     ["another client secret", { ...base, clientSecret: "other" }],
     ["another merchant", { ...base, merchantId: "other" }],
     // The derivation must not let the two fields run into each other.
-    ["the same characters split differently", { clientSecret: "t-secret", merchantId: "merchantclien" }],
+    [
+      "the same characters split differently",
+      { clientSecret: "t-secret", merchantId: "merchantclien" },
+    ],
   ])("derives a different key for %s", (_, options) => {
     const a = SessionSealer.fromOptions(base)
     const b = SessionSealer.fromOptions(options)
@@ -79,7 +99,9 @@ describe("SessionSealer.newReference", () => {
   })
 
   it("is fresh each time (section 8: a reference seen in 15 minutes is refused with 104)", () => {
-    const references = new Set(Array.from({ length: 200 }, () => sealer.newReference(SESSION)))
+    const references = new Set(
+      Array.from({ length: 200 }, () => sealer.newReference(SESSION))
+    )
     expect(references.size).toBe(200)
   })
 
@@ -87,12 +109,16 @@ describe("SessionSealer.newReference", () => {
     const reference = sealer.newReference(SESSION)
     expect(sealer.referenceBelongsTo(reference, SESSION)).toBe(true)
     expect(sealer.referenceBelongsTo(reference, OTHER_SESSION)).toBe(false)
-    expect(sealer.referenceBelongsTo(sealer.newReference(OTHER_SESSION), SESSION)).toBe(false)
+    expect(
+      sealer.referenceBelongsTo(sealer.newReference(OTHER_SESSION), SESSION)
+    ).toBe(false)
   })
 
   it("belongs to nothing under another secret", () => {
     const other = new SessionSealer("another-session-secret-of-32-chars!!")
-    expect(other.referenceBelongsTo(sealer.newReference(SESSION), SESSION)).toBe(false)
+    expect(
+      other.referenceBelongsTo(sealer.newReference(SESSION), SESSION)
+    ).toBe(false)
   })
 
   const reference = sealer.newReference(SESSION)
@@ -110,8 +136,14 @@ describe("SessionSealer.newReference", () => {
     ["a truncated MAC", `${sessionPart}.${nonce}.${mac.slice(0, -1)}`],
     ["an empty nonce", `${sessionPart}..${mac}`],
     ["an empty MAC", `${sessionPart}.${nonce}.`],
-    ["the full session id in place of the compact one", `${SESSION}.${nonce}.${mac}`],
-    ["another session's part with this MAC", `${OTHER_SESSION.slice(7)}.${nonce}.${mac}`],
+    [
+      "the full session id in place of the compact one",
+      `${SESSION}.${nonce}.${mac}`,
+    ],
+    [
+      "another session's part with this MAC",
+      `${OTHER_SESSION.slice(7)}.${nonce}.${mac}`,
+    ],
     ["a guessed reference", `${sessionPart}.AAAAAA.AAAAAAAAAAAA`],
   ])("refuses a forged or altered reference: %s", (_, candidate) => {
     expect(sealer.referenceBelongsTo(candidate, SESSION)).toBe(false)

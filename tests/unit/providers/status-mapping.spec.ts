@@ -1,4 +1,8 @@
-import { categorize, describeReasonCode, REASON_CODES } from "../../../src/lib/reason-codes"
+import {
+  categorize,
+  describeReasonCode,
+  REASON_CODES,
+} from "../../../src/lib/reason-codes"
 import {
   reasonText,
   statusForState,
@@ -24,10 +28,13 @@ describe("statusForUnapproved: reason code -> session status", () => {
   })
 
   // One row per code of the section 7 table, grouped by the category callers branch on.
-  const byCategory = Object.keys(REASON_CODES).reduce<Record<string, string[]>>((groups, code) => {
-    ;(groups[categorize(code)] ??= []).push(code)
-    return groups
-  }, {})
+  const byCategory = Object.keys(REASON_CODES).reduce<Record<string, string[]>>(
+    (groups, code) => {
+      ;(groups[categorize(code)] ??= []).push(code)
+      return groups
+    },
+    {}
+  )
 
   it("the table has codes of every category", () => {
     expect(Object.keys(byCategory).sort()).toEqual([
@@ -44,7 +51,12 @@ describe("statusForUnapproved: reason code -> session status", () => {
     "every %s code maps to error, except 475 and 480",
     (_, codes) => {
       for (const code of codes) {
-        const expected = code === "475" ? "requires_more" : code === "480" ? "pending" : "error"
+        const expected =
+          code === "475"
+            ? "requires_more"
+            : code === "480"
+              ? "pending"
+              : "error"
         expect([code, statusForUnapproved(code)]).toEqual([code, expected])
       }
     }
@@ -67,7 +79,11 @@ describe("reasonText", () => {
   it.each([
     ["203", undefined, "Decline: general card decline"],
     ["203", "Decline: general card decline", "Decline: general card decline"],
-    ["204", "the issuer says no", "Decline: insufficient funds (the issuer says no)"],
+    [
+      "204",
+      "the issuer says no",
+      "Decline: insufficient funds (the issuer says no)",
+    ],
     ["999", undefined, "Reason code not in the section 7 table"],
   ])("%s with %j -> %s", (code, message, text) => {
     expect(reasonText(code, message)).toBe(text)
