@@ -51,6 +51,7 @@ export default defineConfig({
               storefrontUrl: env("STOREFRONT_URL", "http://localhost:8000"),
               autoCapture: env("CARD_SERVICE_AUTO_CAPTURE") === "true",
               sessionSecret: env("CARD_SERVICE_SESSION_SECRET") || undefined,
+              storeName: env("CARD_SERVICE_STORE_NAME") || undefined,
             },
           },
         ],
