@@ -1,0 +1,288 @@
+import {
+  createApiKeysWorkflow,
+  createInventoryLevelsWorkflow,
+  createProductsWorkflow,
+  createRegionsWorkflow,
+  createShippingOptionsWorkflow,
+  createShippingProfilesWorkflow,
+  createStockLocationsWorkflow,
+  createUsersWorkflow,
+  linkSalesChannelsToApiKeyWorkflow,
+  linkSalesChannelsToStockLocationWorkflow,
+  updateStoresWorkflow,
+} from "@medusajs/core-flows"
+import type { ExecArgs } from "@medusajs/framework/types"
+import { ContainerRegistrationKeys, Modules } from "@medusajs/framework/utils"
+import fs from "node:fs"
+
+/**
+ * Seeds the demo store, run by scripts/demo.js through `medusa exec` on the
+ * first start (and again whenever the store lacks the demo's publishable
+ * key). It goes through Medusa's own workflows, as the admin would, and writes
+ * what the launcher needs (publishable key, region) to DEMO_SEED_OUTPUT.
+ *
+ * Idempotent: a store that already has the demo key is only read, so a second
+ * run keeps the orders placed in the first.
+ */
+const PROVIDER_ID = "pp_card-service_card-service"
+const KEY_TITLE = "Card service demo storefront"
+const CURRENCY = "eur"
+const COUNTRIES = ["de", "fr", "nl", "at", "be"]
+
+export type DemoSeed = {
+  publishableKey: string
+  regionId: string
+  salesChannelId: string
+  productHandle: string
+}
+
+export default async function seedDemo({ container }: ExecArgs) {
+  const output = process.env.DEMO_SEED_OUTPUT
+  const adminEmail = process.env.DEMO_ADMIN_EMAIL
+  const adminPassword = process.env.DEMO_ADMIN_PASSWORD
+  if (!output || !adminEmail || !adminPassword) {
+    throw new Error(
+      "demo-seed runs from scripts/demo.js (DEMO_SEED_OUTPUT, DEMO_ADMIN_EMAIL, DEMO_ADMIN_PASSWORD)"
+    )
+  }
+  const logger = container.resolve(ContainerRegistrationKeys.LOGGER)
+  const seed = (await readSeed(container)) ?? (await seedStore(container))
+  await ensureAdminUser(container, adminEmail, adminPassword)
+  fs.writeFileSync(output, JSON.stringify(seed))
+  logger.info(`demo-seed: store ready (region ${seed.regionId})`)
+}
+
+async function readSeed(
+  container: ExecArgs["container"]
+): Promise<DemoSeed | null> {
+  const apiKeys = container.resolve(Modules.API_KEY)
+  const query = container.resolve(ContainerRegistrationKeys.QUERY)
+  const key = (
+    await apiKeys.listApiKeys({ title: KEY_TITLE, type: "publishable" })
+  ).find((candidate) => !candidate.revoked_at)
+  if (!key) return null
+  const { data: regions } = await query.graph({
+    entity: "region",
+    fields: ["id", "payment_providers.id"],
+    filters: { currency_code: CURRENCY },
+  })
+  const region = regions.find((r: any) =>
+    (r.payment_providers ?? []).some((p: any) => p?.id === PROVIDER_ID)
+  )
+  const { data: links } = await query.graph({
+    entity: "api_key",
+    fields: ["id", "sales_channels.id"],
+    filters: { id: key.id },
+  })
+  const salesChannelId = links[0]?.sales_channels?.[0]?.id
+  if (!region || !salesChannelId) return null
+  return {
+    publishableKey: key.token,
+    regionId: region.id,
+    salesChannelId,
+    productHandle: "card-service-mug",
+  }
+}
+
+async function seedStore(container: ExecArgs["container"]): Promise<DemoSeed> {
+  const link = container.resolve(ContainerRegistrationKeys.LINK)
+  const query = container.resolve(ContainerRegistrationKeys.QUERY)
+  const fulfillment = container.resolve(Modules.FULFILLMENT)
+  const storeModule = container.resolve(Modules.STORE)
+
+  // Medusa's loaders create the default store and sales channel on boot.
+  const [store] = await storeModule.listStores()
+  const salesChannelId = store.default_sales_channel_id as string
+
+  const {
+    result: [apiKey],
+  } = await createApiKeysWorkflow(container).run({
+    input: {
+      api_keys: [{ title: KEY_TITLE, type: "publishable", created_by: "demo" }],
+    },
+  })
+  await linkSalesChannelsToApiKeyWorkflow(container).run({
+    input: { id: apiKey.id, add: [salesChannelId] },
+  })
+
+  const {
+    result: [region],
+  } = await createRegionsWorkflow(container).run({
+    input: {
+      regions: [
+        {
+          name: "Europe",
+          currency_code: CURRENCY,
+          countries: COUNTRIES,
+          // The card service must be enabled on the region, or creating a
+          // payment session answers 400 (README, "Troubleshooting").
+          payment_providers: [PROVIDER_ID],
+        },
+      ],
+    },
+  })
+
+  await updateStoresWorkflow(container).run({
+    input: {
+      selector: { id: store.id },
+      update: {
+        supported_currencies: [{ currency_code: CURRENCY, is_default: true }],
+        default_region_id: region.id,
+      },
+    },
+  })
+
+  const {
+    result: [location],
+  } = await createStockLocationsWorkflow(container).run({
+    input: {
+      locations: [
+        {
+          name: "Demo warehouse",
+          address: {
+            address_1: "Hauptstrasse 1",
+            city: "Berlin",
+            country_code: "DE",
+          },
+        },
+      ],
+    },
+  })
+  await linkSalesChannelsToStockLocationWorkflow(container).run({
+    input: { id: location.id, add: [salesChannelId] },
+  })
+  await updateStoresWorkflow(container).run({
+    input: {
+      selector: { id: store.id },
+      update: { default_location_id: location.id },
+    },
+  })
+  await link.create({
+    [Modules.STOCK_LOCATION]: { stock_location_id: location.id },
+    [Modules.FULFILLMENT]: { fulfillment_provider_id: "manual_manual" },
+  })
+
+  const {
+    result: [profile],
+  } = await createShippingProfilesWorkflow(container).run({
+    input: { data: [{ name: "Demo", type: "default" }] },
+  })
+  const fulfillmentSet = await fulfillment.createFulfillmentSets({
+    name: "Demo warehouse delivery",
+    type: "shipping",
+    service_zones: [
+      {
+        name: "Europe",
+        geo_zones: COUNTRIES.map((country_code) => ({
+          country_code,
+          type: "country" as const,
+        })),
+      },
+    ],
+  })
+  await link.create({
+    [Modules.STOCK_LOCATION]: { stock_location_id: location.id },
+    [Modules.FULFILLMENT]: { fulfillment_set_id: fulfillmentSet.id },
+  })
+
+  await createShippingOptionsWorkflow(container).run({
+    input: [
+      {
+        name: "Standard shipping",
+        price_type: "flat",
+        provider_id: "manual_manual",
+        service_zone_id: fulfillmentSet.service_zones[0].id,
+        shipping_profile_id: profile.id,
+        type: { label: "Standard", description: "2-3 days", code: "standard" },
+        prices: [
+          { currency_code: CURRENCY, amount: 4.9 },
+          { region_id: region.id, amount: 4.9 },
+        ],
+        rules: [
+          { attribute: "enabled_in_store", value: "true", operator: "eq" },
+          { attribute: "is_return", value: "false", operator: "eq" },
+        ],
+      },
+    ],
+  })
+
+  const {
+    result: [product],
+  } = await createProductsWorkflow(container).run({
+    input: {
+      products: [
+        {
+          title: "Card Service Mug",
+          handle: "card-service-mug",
+          description:
+            "A mug for testing card payments. Holds 330 ml of coffee and one 3DS challenge.",
+          status: "published",
+          shipping_profile_id: profile.id,
+          options: [{ title: "Colour", values: ["White", "Black"] }],
+          variants: ["White", "Black"].map((colour) => ({
+            title: colour,
+            sku: `MUG-${colour.toUpperCase()}`,
+            options: { Colour: colour },
+            // Inventory is managed, so an order reserves stock like a real shop's.
+            manage_inventory: true,
+            prices: [{ currency_code: CURRENCY, amount: 12.5 }],
+          })),
+          sales_channels: [{ id: salesChannelId }],
+        },
+      ],
+    },
+  })
+
+  const { data: variants } = await query.graph({
+    entity: "product_variant",
+    fields: ["id", "inventory_items.inventory_item_id"],
+    filters: { product_id: product.id },
+  })
+  await createInventoryLevelsWorkflow(container).run({
+    input: {
+      inventory_levels: variants.flatMap((variant: any) =>
+        (variant.inventory_items ?? []).map((item: any) => ({
+          location_id: location.id,
+          inventory_item_id: item.inventory_item_id,
+          stocked_quantity: 1000,
+        }))
+      ),
+    },
+  })
+
+  return {
+    publishableKey: apiKey.token,
+    regionId: region.id,
+    salesChannelId,
+    productHandle: product.handle,
+  }
+}
+
+/** What `npx medusa user -e -p` does, done here to save a second boot. */
+async function ensureAdminUser(
+  container: ExecArgs["container"],
+  email: string,
+  password: string
+) {
+  const users = container.resolve(Modules.USER)
+  const [existing] = await users.listUsers({ email })
+  if (existing) return
+  const auth = container.resolve(Modules.AUTH)
+  const {
+    result: [user],
+  } = await createUsersWorkflow(container).run({
+    input: { users: [{ email }] },
+  })
+  const { authIdentity, error } = await auth.register("emailpass", {
+    body: { email, password },
+  })
+  if (error || !authIdentity) {
+    throw new Error(
+      `could not create the admin login: ${error ?? "no identity"}`
+    )
+  }
+  await auth.updateAuthIdentities({
+    id: authIdentity.id,
+    app_metadata: { user_id: user.id },
+  })
+}
