@@ -7,7 +7,8 @@
 import { number as validateNumber } from "card-validator"
 
 /** The card companies the service takes in `cardType` (section 2.2 names VISA, MASTER, JCB). */
-export type ServiceCardType = "VISA" | "MASTER" | "JCB" | "AMEX" | "DINERS" | "DISCOVER"
+export type ServiceCardType =
+  "VISA" | "MASTER" | "JCB" | "AMEX" | "DINERS" | "DISCOVER"
 
 /** card-validator's brand names -> the service's cardType values (section 2.2). */
 export const SERVICE_CARD_TYPES: Readonly<Record<string, ServiceCardType>> = {
@@ -20,7 +21,9 @@ export const SERVICE_CARD_TYPES: Readonly<Record<string, ServiceCardType>> = {
 }
 
 /** The companies a form offers, in display order, with a label for people. */
-export const SERVICE_CARD_TYPE_LABELS: ReadonlyArray<[ServiceCardType, string]> = [
+export const SERVICE_CARD_TYPE_LABELS: ReadonlyArray<
+  [ServiceCardType, string]
+> = [
   ["VISA", "Visa"],
   ["MASTER", "Mastercard"],
   ["JCB", "JCB"],

@@ -6,12 +6,23 @@
  * shares), before the form goes to the card service. The page
  * works without it: the form posts all the same.
  */
-import { cardDigits, cardTypeFor, isPotentiallyValidCardNumber, isValidCardNumber } from "../card-brands"
+import {
+  cardDigits,
+  cardTypeFor,
+  isPotentiallyValidCardNumber,
+  isValidCardNumber,
+} from "../card-brands"
 
 function start(): void {
-  const form = document.getElementById("card-service-form") as HTMLFormElement | null
-  const numberInput = document.getElementById("card-number") as HTMLInputElement | null
-  const typeSelect = document.getElementById("card-type") as HTMLSelectElement | null
+  const form = document.getElementById(
+    "card-service-form"
+  ) as HTMLFormElement | null
+  const numberInput = document.getElementById(
+    "card-number"
+  ) as HTMLInputElement | null
+  const typeSelect = document.getElementById(
+    "card-type"
+  ) as HTMLSelectElement | null
   const error = document.getElementById("card-error") as HTMLElement | null
   if (!form || !numberInput || !typeSelect || !error) return
 

@@ -1,0 +1,40 @@
+/**
+ * medusa-payment-card-service/storefront: a small, framework-free helper for
+ * a custom storefront's card form. It imports nothing from @medusajs/* and
+ * touches no DOM at import time, so it bundles anywhere and is safe to import
+ * during server-side rendering. See docs/storefront.md.
+ */
+export {
+  cardDigits,
+  cardTypeFor,
+  isPotentiallyValidCardNumber,
+  isValidCardNumber,
+  SERVICE_CARD_TYPE_LABELS,
+} from "../lib/card-brands"
+export type { ServiceCardType } from "../lib/card-brands"
+export {
+  fetchCardServiceForm,
+  getCardServiceSession,
+  parseFormDescriptor,
+  pollCardServiceSession,
+} from "./backend-api"
+export type {
+  BackendOptions,
+  CardServiceFormDescriptor,
+  CardServiceSessionState,
+  FetchLike,
+  PollOptions,
+} from "./backend-api"
+export { cardServiceFormFields, submitCardServiceForm } from "./form-submit"
+export type { CardInput, SubmitOptions } from "./form-submit"
+export {
+  BILLING_FIELD_INFO,
+  BILLING_FIELDS,
+  CARD_FIELDS,
+  countryTakesState,
+} from "./form-fields"
+export type { BillingField, BillingOverrides, CardField } from "./form-fields"
+export { parseReturnParams } from "./return-params"
+export type { CardServiceReturn } from "./return-params"
+export { CardServiceStorefrontError } from "./storefront-error"
+export type { CardServiceStorefrontErrorCode } from "./storefront-error"
