@@ -429,6 +429,17 @@ medusaIntegrationTestRunner({
             /The service has taken 0 EUR net, Medusa counts 30 EUR/
           ),
         ])
+
+        // Money never taken cannot be refunded: the service refuses (247).
+        const refund = await call(
+          api.post(
+            `/admin/payments/${payment.id}/refund`,
+            { amount: 30 },
+            { headers: admin }
+          )
+        )
+        expect(refund.status).toBe(400)
+        expect(refund.data.message).toMatch(/247/)
       })
 
       it("finds out from the record when the void's answer is lost", async () => {
