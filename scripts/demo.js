@@ -342,6 +342,11 @@ async function main() {
       sandboxLog.write(`${new Date().toISOString()} ${level} ${message}\n`)
     running.sandbox = await sandboxModule.startSandbox({
       port: config.sandboxPort,
+      // The plugin caches one verification code and puts it into every
+      // payment form; it only replaces it after a 401 on a server-side call,
+      // which a browser's form post never causes. With the sandbox's default
+      // 30-minute lifetime a demo left open would then refuse every payment.
+      verificationTtlMs: 7 * 24 * 60 * 60 * 1000,
       logger: {
         debug: write("debug"),
         info: write("info"),
