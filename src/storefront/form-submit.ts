@@ -32,6 +32,13 @@ export type SubmitOptions = {
   document?: Document
   /** The clock for the expiry check (tests). */
   now?: Date
+  /**
+   * A window name for the post (form target). Only for a windowed flow
+   * (isWindowed Y): the 3DS runs in that window while this page polls with
+   * pollCardServiceSession. Open the window in the click handler itself,
+   * or the browser's popup blocker may stop it.
+   */
+  target?: string
 }
 
 /**
@@ -139,6 +146,7 @@ export function submitCardServiceForm(
   form.setAttribute("enctype", "application/x-www-form-urlencoded")
   form.setAttribute("accept-charset", "UTF-8")
   form.setAttribute("data-card-service-form", "")
+  if (options.target) form.setAttribute("target", options.target)
   form.hidden = true
   for (const [name, value] of Object.entries(fields)) {
     const input = doc.createElement("input")
