@@ -57,7 +57,7 @@ export async function preparePaymentAttempt(
       })
     : { data: [] }
 
-  const authorization = await provider.client.getVerificationCode()
+  const authorization = await provider.client.freshVerificationCode()
   const fields = paymentFormFields(
     data,
     { merchantReferenceCode: provider.newReference(session.id), authorization },

@@ -234,6 +234,20 @@ export class CardServiceClient {
     return this.codeEntry_.promise
   }
 
+  /**
+   * A verification code just issued by GET /authorize, for a payment form
+   * (section 5.3 puts the code in the form the browser posts). The service
+   * says nothing of a code's lifetime, and a form may be posted long after a
+   * cached code was fetched, while a rejected form cannot be refreshed and
+   * replayed as a JSON call can: so each form gets a new code. It also
+   * becomes the cached code, being the newest the service issued.
+   */
+  async freshVerificationCode(): Promise<string> {
+    const code = await this.requestVerificationCode_(true)
+    this.remember_(code)
+    return code
+  }
+
   /** A fresh GET /authorize (one try, no retry); its code replaces the cached one. */
   async testConnection(): Promise<{ ok: true; latencyMs: number }> {
     const started = performance.now()

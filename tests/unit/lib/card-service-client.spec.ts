@@ -334,6 +334,16 @@ describe("CardServiceClient operations: request shape and response parsing", () 
     await expect(s.client.getVerificationCode()).resolves.toBe(CODE_2)
   })
 
+  it("freshVerificationCode asks GET /authorize every time and caches the newest code", async () => {
+    const s = setup()
+    authorize(s, [CODE_1, CODE_2])
+    await expect(s.client.getVerificationCode()).resolves.toBe(CODE_1)
+    await expect(s.client.freshVerificationCode()).resolves.toBe(CODE_2)
+    expect(count(s.seen, "/authorize")).toBe(2)
+    await expect(s.client.getVerificationCode()).resolves.toBe(CODE_2)
+    expect(count(s.seen, "/authorize")).toBe(2)
+  })
+
   it("testConnection throws a credentials error on refused credentials", async () => {
     const s = setup()
     s.pool
