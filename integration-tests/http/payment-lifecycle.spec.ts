@@ -112,7 +112,7 @@ medusaIntegrationTestRunner({
         const delivered = await env
           .sandbox()
           .waitForCallbacks(
-            (d) => d.some((c) => c.transactionId === transactionId && c.status !== undefined),
+            (d) => d.some((c) => c.transactionId === transactionId && c.status === 200),
             10_000
           )
 

@@ -66,12 +66,28 @@ async function settle(
   sessionId: string,
   hint: SettleHint
 ): Promise<SettleOutcome> {
-  const paymentModule = container.resolve<IPaymentModuleService>(Modules.PAYMENT)
   const found = await loadSession(container, sessionId)
   if (!found) {
     return await releaseOrphan(container, sessionId, hint)
   }
-  const { session, provider } = found
+  try {
+    return await settleSession(container, found, hint)
+  } catch (error) {
+    // The cart may change while this runs, and Medusa then deletes the
+    // session under us: the result is for an orphan after all.
+    if (!(await loadSession(container, sessionId))) {
+      return await releaseOrphan(container, sessionId, hint)
+    }
+    throw error
+  }
+}
+
+async function settleSession(
+  container: MedusaContainer,
+  { session, provider }: { session: PaymentSessionDTO; provider: CardServiceProviderService },
+  hint: SettleHint
+): Promise<SettleOutcome> {
+  const paymentModule = container.resolve<IPaymentModuleService>(Modules.PAYMENT)
   const { cartId, orderId, email } = await cartOfSession(container, session)
   if (orderId && cartId) {
     return { kind: "order", orderId, cartId }
