@@ -5,6 +5,7 @@
  * JavaScript off; a script (served separately, allowed by the CSP) adds the
  * card-brand choice and a Luhn check.
  */
+import { SERVICE_CARD_TYPE_LABELS } from "./card-brands"
 
 export type PaymentPageInput = {
   /** The service's /order/start. */
@@ -36,16 +37,6 @@ const BILLING_LABELS: Array<[string, string, string]> = [
   ["postalCode", "Postal code", "postal-code"],
   ["state", "State (US and Canada only)", "address-level1"],
   ["country", "Country (2 letters)", "country"],
-]
-
-/** The card companies the form offers (section 2.2 names VISA, MASTER, JCB). */
-export const CARD_TYPES: Array<[string, string]> = [
-  ["VISA", "Visa"],
-  ["MASTER", "Mastercard"],
-  ["JCB", "JCB"],
-  ["AMEX", "American Express"],
-  ["DINERS", "Diners Club"],
-  ["DISCOVER", "Discover"],
 ]
 
 /** Escapes text for HTML element content and double-quoted attributes. */
@@ -95,7 +86,7 @@ export function renderPaymentPage(input: PaymentPageInput): string {
   const years = Array.from({ length: 16 }, (_, i) => String(input.currentYear + i))
     .map((y) => `<option value="${y}">${y}</option>`)
     .join("")
-  const cardTypes = CARD_TYPES.map(
+  const cardTypes = SERVICE_CARD_TYPE_LABELS.map(
     ([value, label]) => `<option value="${value}">${escapeHtml(label)}</option>`
   ).join("")
 

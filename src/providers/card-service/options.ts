@@ -55,7 +55,7 @@ export const CardServiceOptionsSchema = z
     /**
      * Where the shopper lands after paying: `{storefrontUrl}{returnPath}` with
      * `?status=...` (see the README, "Storefront"). A storefront may ask for
-     * another return URL per session (data.return_url) on an allowed origin.
+     * another return URL per session (data.return_to) on an allowed origin.
      */
     returnPath: z.string().startsWith("/", "must start with /").default("/checkout/card-service"),
     /** Capture right after approval (Medusa marks the payment captured at once). Default off. */
