@@ -60,7 +60,10 @@ export function paymentPageCsp(input: { action: string; nonce: string }): string
     "script-src 'self'",
     `style-src 'nonce-${input.nonce}'`,
     "img-src 'self' data:",
-    `form-action ${serviceOrigin}`,
+    // Chromium applies form-action to the redirects that follow the post
+    // too: a frictionless result comes back as the service's 303 to our own
+    // return route, so this page's origin must be allowed as well.
+    `form-action 'self' ${serviceOrigin}`,
     "base-uri 'none'",
     "frame-ancestors 'none'",
   ].join("; ")
