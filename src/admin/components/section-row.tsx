@@ -15,7 +15,7 @@ export function SectionRow({
         {title}
       </Text>
       {typeof value === "string" || value === null || value === undefined ? (
-        <Text size="small" leading="compact" className="break-all">
+        <Text size="small" leading="compact" className="break-words">
           {value || "-"}
         </Text>
       ) : (

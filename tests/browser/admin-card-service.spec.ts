@@ -1,0 +1,352 @@
+import { ChildProcess, spawn } from "node:child_process"
+import fs from "node:fs"
+import net from "node:net"
+import os from "node:os"
+import path from "node:path"
+import { Browser, chromium, Page } from "playwright-core"
+
+/**
+ * The admin screens in the dashboard of a running store (`npm run demo`):
+ * a store owner logs in, reads Settings > Card service and tests the
+ * connection, then opens an order paid with the card service, reads the
+ * service's transactions and voids a pending refund. Screenshots of both
+ * screens go to test-results/ (git-ignored). A first demo run (migrations,
+ * seeding, admin build) in a fresh data folder takes a few minutes.
+ */
+jest.setTimeout(12 * 60_000)
+
+const ROOT = path.resolve(__dirname, "..", "..")
+const SHOTS = path.join(ROOT, "test-results")
+
+type Ready = {
+  storefront: string
+  backend: string
+  admin: string
+  sandbox: string
+  adminEmail: string
+  adminPassword: string
+  publishableKey: string
+  testCards: { approved: string; challenge: string }
+}
+
+describe("admin screens of the card service", () => {
+  let demo: ChildProcess | undefined
+  let dataDir: string
+  let output = ""
+  let browser: Browser | undefined
+  let ready: Ready
+
+  beforeAll(async () => {
+    dataDir = fs.mkdtempSync(path.join(os.tmpdir(), "card-service-admin-"))
+    // As root the demo's PostgreSQL runs as another user, who must pass through.
+    fs.chmodSync(dataDir, 0o711)
+    fs.mkdirSync(SHOTS, { recursive: true })
+    const [backendPort, storefrontPort, sandboxPort] = await freePorts(3)
+    const env: NodeJS.ProcessEnv = {
+      ...process.env,
+      DEMO_DATA_DIR: dataDir,
+      DEMO_BACKEND_PORT: String(backendPort),
+      DEMO_STOREFRONT_PORT: String(storefrontPort),
+      DEMO_SANDBOX_PORT: String(sandboxPort),
+    }
+    delete env.NODE_OPTIONS
+    // Its own process group, so that stopping it reaches every child.
+    demo = spawn("npm", ["run", "demo"], {
+      cwd: ROOT,
+      env,
+      detached: true,
+      stdio: ["ignore", "pipe", "pipe"],
+    })
+    demo.stdout!.on("data", (chunk) => (output += chunk))
+    demo.stderr!.on("data", (chunk) => (output += chunk))
+    ready = await readyLine(demo, () => output, 8 * 60_000)
+
+    browser = await chromium.launch({
+      executablePath: "/usr/bin/chromium",
+      headless: true,
+      args: [
+        "--no-sandbox",
+        "--disable-background-networking",
+        "--disable-gpu",
+        "--no-first-run",
+        "--disable-component-update",
+        "--disable-sync",
+      ],
+    })
+  })
+
+  afterAll(async () => {
+    await browser?.close()
+    if (demo?.pid && demo.exitCode === null && demo.signalCode === null) {
+      signalGroup(demo.pid, "SIGINT")
+      await exited(demo, 60_000).catch(() => signalGroup(demo!.pid!, "SIGKILL"))
+    }
+    fs.rmSync(dataDir, { recursive: true, force: true })
+  })
+
+  it("shows the settings, tests the connection, lists an order's service transactions and voids a pending refund", async () => {
+    const shopper = await browser!.newPage()
+    const orderId = await buyWithChallengeCard(shopper, ready)
+    await shopper.close()
+
+    // Capture, then refund 10 of it, through Medusa's own admin API: the
+    // refund stays PENDING at the service (the demo's settlement time is minutes).
+    const token = await adminToken(ready)
+    const payment = await cardServicePayment(ready, token, orderId)
+    await adminPost(ready, token, `/admin/payments/${payment.id}/capture`, {})
+    await adminPost(ready, token, `/admin/payments/${payment.id}/refund`, {
+      amount: 10,
+    })
+
+    const page = await browser!.newPage({
+      viewport: { width: 1440, height: 1000 },
+    })
+    await logIn(page, ready)
+
+    // Settings > Card service
+    await page.goto(`${ready.admin}/settings/card-service`)
+    const settings = page.locator("main")
+    await settings
+      .getByRole("heading", { name: "Card service" })
+      .waitFor({ timeout: 60_000 })
+    await settings.getByText("Test mode").waitFor()
+    await settings.getByText(ready.sandbox, { exact: true }).waitFor()
+    await settings
+      .getByText(`${ready.backend}/card-service/callback/{session_id}/`)
+      .waitFor()
+    await settings.getByText("sandbox-merchant", { exact: true }).waitFor()
+    await settings
+      .getByRole("link", { name: /Europe|Region/ })
+      .first()
+      .waitFor()
+    await settings.getByRole("button", { name: "Test connection" }).click()
+    const result = settings.getByTestId("card-service-connection-result")
+    await result.waitFor()
+    expect(await result.textContent()).toMatch(
+      /Connected: the service issued a merchant verification code in [\d.]+ ms/
+    )
+    const settingsText = (await settings.textContent()) ?? ""
+    expect(settingsText).not.toContain("sandbox-secret")
+    await page.screenshot({
+      path: path.join(SHOTS, "admin-settings-card-service.png"),
+      fullPage: true,
+    })
+
+    // The order, with the widget
+    await page.goto(`${ready.admin}/orders/${orderId}`)
+    const widget = page.getByTestId("card-service-order-widget")
+    await widget.waitFor({ timeout: 60_000 })
+    const rows = widget.getByTestId("card-service-transaction")
+    await rows.nth(2).waitFor({ timeout: 30_000 })
+    await widget.getByText("VISA •••• 1008").waitFor()
+    expect(await rows.count()).toBe(3)
+    expect(await rows.nth(0).textContent()).toMatch(/Approval.*successful/)
+    expect(await rows.nth(1).textContent()).toMatch(
+      /Capture.*successful.*PENDING/
+    )
+    expect(await rows.nth(1).textContent()).toContain(
+      "Not voidable: It has refunds that are not voided"
+    )
+    const refund = rows.nth(2)
+    expect(await refund.textContent()).toMatch(/Refund.*successful.*PENDING/)
+    expect(await refund.textContent()).toContain(
+      "100 SOK: Successful transaction"
+    )
+    await page.screenshot({
+      path: path.join(SHOTS, "admin-order-card-service-before-void.png"),
+      fullPage: true,
+    })
+
+    await refund.getByRole("button", { name: "Void refund" }).click()
+    await page
+      .getByRole("alertdialog")
+      .getByRole("button", { name: "Void" })
+      .click()
+    await rows.nth(3).waitFor({ timeout: 30_000 })
+    await widget
+      .getByText(/Medusa counts .*10.* refunded, the service/)
+      .waitFor()
+    expect(await rows.nth(2).textContent()).toMatch(/Refund.*VOIDED/)
+    expect(await rows.nth(3).textContent()).toMatch(/Void.*successful/)
+    // With its only refund voided, the capture can be voided now.
+    await rows.nth(1).getByRole("button", { name: "Void capture" }).waitFor()
+    await widget.scrollIntoViewIfNeeded()
+    await page.screenshot({
+      path: path.join(SHOTS, "admin-order-card-service.png"),
+      fullPage: true,
+    })
+
+    const after = await cardServicePayment(ready, token, orderId)
+    expect(after.data.refunded_amount).toBe(0)
+  })
+})
+
+/** The demo storefront's path: checkout, hosted payment page, 3DS challenge passed. */
+async function buyWithChallengeCard(page: Page, ready: Ready): Promise<string> {
+  await page.goto(ready.storefront)
+  await page.getByRole("button", { name: "Buy" }).first().click()
+  await page.getByRole("button", { name: "Continue to payment" }).click()
+  await page.waitForURL(`${ready.backend}/card-service/pay/**`, {
+    timeout: 60_000,
+  })
+  // The challenge card: the path the demo's own browser test proves.
+  await page.fill("#card-number", ready.testCards.challenge)
+  await page.selectOption("#card-type", "VISA")
+  await page.selectOption(
+    "select[name=cardExpirationYear]",
+    String(new Date().getFullYear() + 3)
+  )
+  await page.getByRole("button", { name: /^Pay / }).click()
+  await page.waitForURL(`${ready.sandbox}/3ds/challenge/**`, {
+    timeout: 60_000,
+  })
+  await page.click("#pass")
+  await page
+    .waitForURL(`${ready.storefront}/checkout/card-service?**`, {
+      timeout: 60_000,
+    })
+    .catch(async (error) => {
+      await page.screenshot({
+        path: path.join(SHOTS, "admin-checkout-failed.png"),
+        fullPage: true,
+      })
+      throw new Error(
+        `${error.message}\nstopped at ${page.url()}: ${await page.locator("body").innerText()}`
+      )
+    })
+  await page.locator("#paid").waitFor({ timeout: 60_000 })
+  return (await page.locator("#order-id").textContent())!.trim()
+}
+
+async function logIn(page: Page, ready: Ready) {
+  await page.goto(`${ready.admin}/login`)
+  await page.locator("input[name=email]").fill(ready.adminEmail)
+  await page.locator("input[name=password]").fill(ready.adminPassword)
+  await page.getByRole("button", { name: "Continue with Email" }).click()
+  await page.waitForURL((url) => !url.pathname.endsWith("/login"), {
+    timeout: 60_000,
+  })
+}
+
+async function adminToken(ready: Ready): Promise<string> {
+  const login = await fetch(`${ready.backend}/auth/user/emailpass`, {
+    method: "POST",
+    headers: { "Content-Type": "application/json" },
+    body: JSON.stringify({
+      email: ready.adminEmail,
+      password: ready.adminPassword,
+    }),
+  })
+  expect(login.status).toBe(200)
+  return (await login.json()).token
+}
+
+async function adminPost(
+  ready: Ready,
+  token: string,
+  route: string,
+  body: unknown
+) {
+  const response = await fetch(`${ready.backend}${route}`, {
+    method: "POST",
+    headers: {
+      "Content-Type": "application/json",
+      Authorization: `Bearer ${token}`,
+    },
+    body: JSON.stringify(body),
+  })
+  if (response.status !== 200) {
+    throw new Error(`${route}: ${response.status} ${await response.text()}`)
+  }
+}
+
+async function cardServicePayment(
+  ready: Ready,
+  token: string,
+  orderId: string
+) {
+  const fields = "id,*payment_collections.payments"
+  const response = await fetch(
+    `${ready.backend}/admin/orders/${orderId}?fields=${encodeURIComponent(fields)}`,
+    { headers: { Authorization: `Bearer ${token}` } }
+  )
+  expect(response.status).toBe(200)
+  const { order } = await response.json()
+  const payment = order.payment_collections[0].payments[0]
+  expect(payment.provider_id).toBe("pp_card-service_card-service")
+  return payment
+}
+
+function readyLine(
+  child: ChildProcess,
+  output: () => string,
+  timeoutMs: number
+): Promise<Ready> {
+  return new Promise((resolve, reject) => {
+    const timer = setTimeout(
+      () =>
+        finish(
+          new Error(`no JSON line within ${timeoutMs / 1000} s:\n${output()}`)
+        ),
+      timeoutMs
+    )
+    const onExit = () =>
+      finish(new Error(`npm run demo exited before it was ready:\n${output()}`))
+    const onData = () => {
+      const line = output()
+        .split("\n")
+        .find((l) => l.startsWith("{") && l.endsWith("}"))
+      if (line) finish(null, JSON.parse(line))
+    }
+    function finish(error: Error | null, value?: Ready) {
+      clearTimeout(timer)
+      child.off("exit", onExit)
+      child.stdout!.off("data", onData)
+      if (error) reject(error)
+      else resolve(value!)
+    }
+    child.on("exit", onExit)
+    child.stdout!.on("data", onData)
+  })
+}
+
+function signalGroup(pid: number, signal: NodeJS.Signals) {
+  try {
+    process.kill(-pid, signal)
+  } catch {
+    // Already gone.
+  }
+}
+
+function exited(child: ChildProcess, timeoutMs: number): Promise<void> {
+  if (child.exitCode !== null || child.signalCode !== null)
+    return Promise.resolve()
+  return new Promise((resolve, reject) => {
+    const timer = setTimeout(
+      () => reject(new Error("did not exit in time")),
+      timeoutMs
+    )
+    child.once("exit", () => {
+      clearTimeout(timer)
+      resolve()
+    })
+  })
+}
+
+async function freePorts(count: number): Promise<number[]> {
+  const servers = await Promise.all(
+    Array.from({ length: count }, () => {
+      const server = net.createServer()
+      return new Promise<net.Server>((resolve) =>
+        server.listen(0, () => resolve(server))
+      )
+    })
+  )
+  const ports = servers.map(
+    (server) => (server.address() as net.AddressInfo).port
+  )
+  await Promise.all(
+    servers.map((server) => new Promise((resolve) => server.close(resolve)))
+  )
+  return ports
+}
