@@ -15,7 +15,7 @@ medusaIntegrationTestRunner({
     beforeEach(() => env.sandbox().resetKnobs())
 
     const sandbox = () => env.sandbox()
-    const paymentSession = async (sessionId: string) =>
+    const paymentSession = async (sessionId: string): Promise<{ status: string; data: any }> =>
       getContainer().resolve("payment").retrievePaymentSession(sessionId)
     const transactionOf = (location: string | null) =>
       new URL(location as string).searchParams.get("transactionId") as string

@@ -50,7 +50,7 @@ medusaIntegrationTestRunner({
         await api.post(`/admin/payments/${payment.id}/refund`, { amount: 12.5 }, { headers: admin })
         const third = await api
           .post(`/admin/payments/${payment.id}/refund`, { amount: 10 }, { headers: admin })
-          .catch((error) => error.response)
+          .catch((error: any) => error.response)
 
         expect(third.status).toBe(400)
         const refunded = await paymentOfOrder(getContainer(), orderId)
