@@ -51,19 +51,30 @@ export function escapeHtml(value: unknown): string {
 
 /**
  * The Content-Security-Policy of the page: nothing may load but our own
- * script and the nonce'd style, and the form may post only to the service.
+ * script and the nonce'd style, and the form may post only to the service
+ * (whose redirects lead back through our return route to the storefront).
  */
-export function paymentPageCsp(input: { action: string; nonce: string }): string {
-  const serviceOrigin = new URL(input.action).origin
+export function paymentPageCsp(input: {
+  action: string
+  nonce: string
+  /** Where the return route may send the shopper: the storefront's origins. */
+  returnOrigins?: string[]
+}): string {
+  // Chromium applies form-action to every redirect that follows the post: a
+  // frictionless result is the service's 303 to our return route ('self'),
+  // whose 303 goes on to the storefront. Each hop must be allowed, or the
+  // shopper stays on this page although the payment went through.
+  const formTargets = new Set([
+    new URL(input.action).origin,
+    "'self'",
+    ...(input.returnOrigins ?? []).map((url) => new URL(url).origin),
+  ])
   return [
     "default-src 'none'",
     "script-src 'self'",
     `style-src 'nonce-${input.nonce}'`,
     "img-src 'self' data:",
-    // Chromium applies form-action to the redirects that follow the post
-    // too: a frictionless result comes back as the service's 303 to our own
-    // return route, so this page's origin must be allowed as well.
-    `form-action 'self' ${serviceOrigin}`,
+    `form-action ${[...formTargets].join(" ")}`,
     "base-uri 'none'",
     "frame-ancestors 'none'",
   ].join("; ")

@@ -37,7 +37,14 @@ export async function GET(req: MedusaRequest, res: MedusaResponse) {
     else hidden[name] = value
   }
   const value = nonce()
-  setPageHeaders(res, paymentPageCsp({ action: attempt.action, nonce: value }))
+  setPageHeaders(
+    res,
+    paymentPageCsp({
+      action: attempt.action,
+      nonce: value,
+      returnOrigins: [provider.options.storefrontUrl, ...provider.options.allowedReturnOrigins],
+    })
+  )
   res.status(200).send(
     renderPaymentPage({
       action: attempt.action,
