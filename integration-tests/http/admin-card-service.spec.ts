@@ -430,7 +430,8 @@ medusaIntegrationTestRunner({
           ),
         ])
 
-        // Money never taken cannot be refunded: the service refuses (247).
+        // Money never taken is not refunded at the service: the refund
+        // releases the authorization that stands again, and Medusa books it.
         const refund = await call(
           api.post(
             `/admin/payments/${payment.id}/refund`,
@@ -438,8 +439,22 @@ medusaIntegrationTestRunner({
             { headers: admin }
           )
         )
-        expect(refund.status).toBe(400)
-        expect(refund.data.message).toMatch(/247/)
+        expect(refund.status).toBe(200)
+        const authorizationId = stored.data.transaction_id
+        const atService = env
+          .sandbox()
+          .transactions()
+          .filter(
+            (r) =>
+              r.originalTransactionId === authorizationId ||
+              r.originalTransactionId === captureId
+          )
+        expect(atService.filter((r) => r.step === "REFUND")).toHaveLength(0)
+        expect(
+          atService.filter(
+            (r) => r.step === "REVERSAL" && r.status === "successful"
+          )
+        ).toHaveLength(1)
       })
 
       it("finds out from the record when the void's answer is lost", async () => {

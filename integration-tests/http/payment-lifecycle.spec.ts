@@ -76,7 +76,14 @@ medusaIntegrationTestRunner({
           "authorization",
           "capture",
           "void",
+          "reversal",
         ])
+        // A voided capture leaves the authorization standing (section 3): released too.
+        expect(
+          sandboxRecords(
+            (r) => r.step === "REVERSAL" && r.originalTransactionId === payment.data.transaction_id
+          ).map((r) => r.status)
+        ).toEqual(["successful"])
       })
 
       it("reverses the approval when the order is canceled before capture", async () => {

@@ -230,7 +230,10 @@ describe("refundPayment", () => {
       ["authorization", false],
       ["capture", true],
       ["void", false],
+      // Section 3: a voided capture leaves the authorization standing; it is released.
+      ["reversal", false],
     ])
+    expect(successful("REVERSAL", data.transaction_id as string)).toHaveLength(1)
   })
 
   it("takes a repeat of the whole refund that became a void as done", async () => {

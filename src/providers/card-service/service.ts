@@ -289,6 +289,19 @@ export default class CardServiceProviderService extends AbstractPaymentProvider<
       )
     }
     const refundAmount = toServiceAmount(amount as AmountInput, session.currency_code)
+    if (session.transactions.some((t) => t.operation === "capture" && t.voided)) {
+      // The capture was voided at the service (the admin's void): no money
+      // was taken, so there is nothing to give back and the service would
+      // refuse a refund (247). What is left is the authorization, standing
+      // again: release it, and let Medusa book the refund.
+      const released = await this.releaseAuthorization_(session)
+      return {
+        data: {
+          ...released,
+          refunded_amount: addAmounts(session.refunded_amount, refundAmount, session.currency_code),
+        },
+      }
+    }
     const voided = await this.voidWholeCaptureIfPending_(session, refundAmount, key)
     if (voided) {
       return { data: voided }
@@ -712,7 +725,7 @@ export default class CardServiceProviderService extends AbstractPaymentProvider<
         transactionId: capture.transaction_id,
         type: "CAPTURE",
       })
-      return {
+      return await this.releaseAuthorization_({
         ...session,
         refunded_amount: capture.amount,
         transactions: withEntry(
@@ -731,12 +744,27 @@ export default class CardServiceProviderService extends AbstractPaymentProvider<
             key,
           }
         ),
-      }
+      })
     } catch (error) {
       // 246: it was transmitted meanwhile. A refund does the job then.
       if (isReason(error, new Set(["246"]))) return null
       throw this.medusaError_(error, "void")
     }
+  }
+
+  /**
+   * After its capture is voided, an authorization stands again at the
+   * service (section 3, VOIDED: "the authorization itself is not deleted"),
+   * holding the shopper's money for an order that has given it all back:
+   * release it. The payment keeps its state; the log shows the reversal.
+   */
+  private async releaseAuthorization_(
+    session: CardServiceSessionData
+  ): Promise<CardServiceSessionData> {
+    const record = await this.retrieveKnown_(session.transaction_id as string)
+    if (!record) return session
+    const released = await this.reverseApproval_(session, record)
+    return { ...released, state: session.state }
   }
 
   private async reverseApproval_(
