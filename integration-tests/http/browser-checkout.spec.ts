@@ -77,6 +77,23 @@ medusaIntegrationTestRunner({
       })
     })
 
+    it("pays with a card that needs no challenge: the redirects back pass the page's CSP", async () => {
+      const { session } = await cartWithSession(api, getContainer())
+      const page = await browser.newPage()
+      const blocked: string[] = []
+      page.on("console", (message) => {
+        if (/Content Security Policy/i.test(message.text())) blocked.push(message.text())
+      })
+
+      await page.goto(session.data.pay_url)
+      await page.fill("#card-number", "4000000000001000")
+      await page.selectOption('select[name="cardExpirationYear"]', String(new Date().getUTCFullYear() + 3))
+      await Promise.all([page.waitForURL(`${env.storefrontUrl()}/**`), page.click('button[type="submit"]')])
+
+      expect(await page.textContent("#order-id")).toMatch(/^order_/)
+      expect(blocked).toEqual([])
+    })
+
     it("shows a clear page for a session that does not exist", async () => {
       const page = await browser.newPage()
       const response = await page.goto(`${env.backendUrl()}/card-service/pay/payses_unknown`)

