@@ -9,7 +9,7 @@
 const crypto = require("node:crypto")
 const fs = require("node:fs")
 const path = require("node:path")
-const { freePort, startEmbeddedPostgres } = require("./lib/embedded-db")
+const { closedToPostgres, freePort, startEmbeddedPostgres } = require("./lib/embedded-db")
 const {
   DemoError,
   assertPortFree,
@@ -186,23 +186,8 @@ function runningPostgres(databaseDir) {
  * instead; changing the permissions of someone's directories is theirs to do.
  */
 function assertPostgresCanReach(paths) {
-  if (typeof process.getuid !== "function" || process.getuid() !== 0) return
-  const closed = new Set()
-  for (const target of paths) {
-    let dir = path.resolve(target)
-    for (;;) {
-      const parent = path.dirname(dir)
-      if (parent === dir) break
-      dir = parent
-      try {
-        if ((fs.statSync(dir).mode & 0o001) === 0) closed.add(dir)
-      } catch {
-        // Not created yet.
-      }
-    }
-  }
-  if (!closed.size) return
-  const dirs = [...closed].sort()
+  const dirs = closedToPostgres(paths)
+  if (!dirs.length) return
   throw new DemoError(
     "The demo runs as root, so its PostgreSQL runs as the `postgres` user, and that user " +
       `cannot pass through ${dirs.join(", ")}. Either run the demo as a normal user, or let ` +
@@ -381,11 +366,6 @@ async function main() {
       sandboxLog.write(`${new Date().toISOString()} ${level} ${message}\n`)
     running.sandbox = await sandboxModule.startSandbox({
       port: config.sandboxPort,
-      // The plugin caches one verification code and puts it into every
-      // payment form; it only replaces it after a 401 on a server-side call,
-      // which a browser's form post never causes. With the sandbox's default
-      // 30-minute lifetime a demo left open would then refuse every payment.
-      verificationTtlMs: 7 * 24 * 60 * 60 * 1000,
       logger: {
         debug: write("debug"),
         info: write("info"),
