@@ -1,9 +1,10 @@
 import { medusaIntegrationTestRunner } from "@medusajs/test-utils"
 import fs from "node:fs"
 import path from "node:path"
-import { chromium, type Browser } from "playwright-core"
+import type { Browser } from "playwright-core"
 import { useCardServiceSandbox } from "../helpers/card-service-env"
 import { adminHeaders, cartWithSession } from "../helpers/checkout-flow"
+import { launchChromium } from "../../tests/helpers/chromium"
 
 jest.setTimeout(180_000)
 
@@ -17,18 +18,7 @@ medusaIntegrationTestRunner({
 
     beforeAll(async () => {
       fs.mkdirSync(SCREENSHOTS, { recursive: true })
-      browser = await chromium.launch({
-        executablePath: "/usr/bin/chromium",
-        headless: true,
-        args: [
-          "--no-sandbox",
-          "--disable-background-networking",
-          "--disable-gpu",
-          "--no-first-run",
-          "--disable-component-update",
-          "--disable-sync",
-        ],
-      })
+      browser = await launchChromium()
     })
 
     afterAll(async () => {

@@ -1,9 +1,10 @@
 import { ChildProcess, spawn } from "node:child_process"
 import fs from "node:fs"
-import net from "node:net"
 import os from "node:os"
 import path from "node:path"
-import { Browser, chromium, Page } from "playwright-core"
+import { Browser, Page } from "playwright-core"
+import { launchChromium } from "../helpers/chromium"
+import { exited, freePorts, readyLine, Ready, signalGroup } from "../helpers/demo-process"
 
 /**
  * The admin screens in the dashboard of a running store (`npm run demo`):
@@ -18,16 +19,6 @@ jest.setTimeout(12 * 60_000)
 const ROOT = path.resolve(__dirname, "..", "..")
 const SHOTS = path.join(ROOT, "test-results")
 
-type Ready = {
-  storefront: string
-  backend: string
-  admin: string
-  sandbox: string
-  adminEmail: string
-  adminPassword: string
-  publishableKey: string
-  testCards: { approved: string; challenge: string }
-}
 
 describe("admin screens of the card service", () => {
   let demo: ChildProcess | undefined
@@ -61,18 +52,7 @@ describe("admin screens of the card service", () => {
     demo.stderr!.on("data", (chunk) => (output += chunk))
     ready = await readyLine(demo, () => output, 8 * 60_000)
 
-    browser = await chromium.launch({
-      executablePath: "/usr/bin/chromium",
-      headless: true,
-      args: [
-        "--no-sandbox",
-        "--disable-background-networking",
-        "--disable-gpu",
-        "--no-first-run",
-        "--disable-component-update",
-        "--disable-sync",
-      ],
-    })
+    browser = await launchChromium()
   })
 
   afterAll(async () => {
@@ -277,76 +257,6 @@ async function cardServicePayment(
   return payment
 }
 
-function readyLine(
-  child: ChildProcess,
-  output: () => string,
-  timeoutMs: number
-): Promise<Ready> {
-  return new Promise((resolve, reject) => {
-    const timer = setTimeout(
-      () =>
-        finish(
-          new Error(`no JSON line within ${timeoutMs / 1000} s:\n${output()}`)
-        ),
-      timeoutMs
-    )
-    const onExit = () =>
-      finish(new Error(`npm run demo exited before it was ready:\n${output()}`))
-    const onData = () => {
-      const line = output()
-        .split("\n")
-        .find((l) => l.startsWith("{") && l.endsWith("}"))
-      if (line) finish(null, JSON.parse(line))
-    }
-    function finish(error: Error | null, value?: Ready) {
-      clearTimeout(timer)
-      child.off("exit", onExit)
-      child.stdout!.off("data", onData)
-      if (error) reject(error)
-      else resolve(value!)
-    }
-    child.on("exit", onExit)
-    child.stdout!.on("data", onData)
-  })
-}
 
-function signalGroup(pid: number, signal: NodeJS.Signals) {
-  try {
-    process.kill(-pid, signal)
-  } catch {
-    // Already gone.
-  }
-}
 
-function exited(child: ChildProcess, timeoutMs: number): Promise<void> {
-  if (child.exitCode !== null || child.signalCode !== null)
-    return Promise.resolve()
-  return new Promise((resolve, reject) => {
-    const timer = setTimeout(
-      () => reject(new Error("did not exit in time")),
-      timeoutMs
-    )
-    child.once("exit", () => {
-      clearTimeout(timer)
-      resolve()
-    })
-  })
-}
 
-async function freePorts(count: number): Promise<number[]> {
-  const servers = await Promise.all(
-    Array.from({ length: count }, () => {
-      const server = net.createServer()
-      return new Promise<net.Server>((resolve) =>
-        server.listen(0, () => resolve(server))
-      )
-    })
-  )
-  const ports = servers.map(
-    (server) => (server.address() as net.AddressInfo).port
-  )
-  await Promise.all(
-    servers.map((server) => new Promise((resolve) => server.close(resolve)))
-  )
-  return ports
-}

@@ -3,7 +3,9 @@ import fs from "node:fs"
 import net from "node:net"
 import os from "node:os"
 import path from "node:path"
-import { Browser, chromium, Page } from "playwright-core"
+import { Browser, Page } from "playwright-core"
+import { launchChromium } from "../helpers/chromium"
+import { exited, freePorts, readyLine, Ready, signalGroup } from "../helpers/demo-process"
 
 /**
  * `npm run demo` as a person would use it: start it, wait for its JSON line,
@@ -17,16 +19,6 @@ jest.setTimeout(12 * 60_000)
 const ROOT = path.resolve(__dirname, "..", "..")
 const SHOTS = path.join(ROOT, "test-results")
 
-type Ready = {
-  storefront: string
-  backend: string
-  admin: string
-  sandbox: string
-  adminEmail: string
-  adminPassword: string
-  publishableKey: string
-  testCards: { approved: string; challenge: string; declined: string }
-}
 
 describe("npm run demo", () => {
   let demo: ChildProcess | undefined
@@ -98,18 +90,7 @@ describe("npm run demo", () => {
     expect(adminPage.status).toBe(200)
     expect(adminPage.headers.get("content-type")).toContain("text/html")
 
-    browser = await chromium.launch({
-      executablePath: "/usr/bin/chromium",
-      headless: true,
-      args: [
-        "--no-sandbox",
-        "--disable-background-networking",
-        "--disable-gpu",
-        "--no-first-run",
-        "--disable-component-update",
-        "--disable-sync",
-      ],
-    })
+    browser = await launchChromium()
     const page = await browser.newPage()
     const orderId = await buyWithChallengeCard(page, ready)
 
@@ -234,61 +215,8 @@ async function adminOrder(ready: Ready, orderId: string) {
   return (await response.json()).order
 }
 
-function readyLine(
-  child: ChildProcess,
-  output: () => string,
-  timeoutMs: number
-): Promise<Ready> {
-  return new Promise((resolve, reject) => {
-    const timer = setTimeout(
-      () =>
-        finish(
-          new Error(`no JSON line within ${timeoutMs / 1000} s:\n${output()}`)
-        ),
-      timeoutMs
-    )
-    const onExit = () =>
-      finish(new Error(`npm run demo exited before it was ready:\n${output()}`))
-    const onData = () => {
-      const line = output()
-        .split("\n")
-        .find((l) => l.startsWith("{") && l.endsWith("}"))
-      if (line) finish(null, JSON.parse(line))
-    }
-    function finish(error: Error | null, ready?: Ready) {
-      clearTimeout(timer)
-      child.off("exit", onExit)
-      child.stdout!.off("data", onData)
-      if (error) reject(error)
-      else resolve(ready!)
-    }
-    child.on("exit", onExit)
-    child.stdout!.on("data", onData)
-  })
-}
 
-function signalGroup(pid: number, signal: NodeJS.Signals) {
-  try {
-    process.kill(-pid, signal)
-  } catch {
-    // Already gone.
-  }
-}
 
-function exited(child: ChildProcess, timeoutMs: number): Promise<void> {
-  if (child.exitCode !== null || child.signalCode !== null)
-    return Promise.resolve()
-  return new Promise((resolve, reject) => {
-    const timer = setTimeout(
-      () => reject(new Error("did not exit in time")),
-      timeoutMs
-    )
-    child.once("exit", () => {
-      clearTimeout(timer)
-      resolve()
-    })
-  })
-}
 
 /** pid -> its start time (so a reused pid is not mistaken for it) and command line. */
 type Seen = Map<number, { start: string; command: string }>
@@ -360,23 +288,6 @@ async function allGone(seen: Seen, timeoutMs: number): Promise<void> {
   }
 }
 
-async function freePorts(count: number): Promise<number[]> {
-  const servers = await Promise.all(
-    Array.from({ length: count }, () => {
-      const server = net.createServer()
-      return new Promise<net.Server>((resolve) =>
-        server.listen(0, () => resolve(server))
-      )
-    })
-  )
-  const ports = servers.map(
-    (server) => (server.address() as net.AddressInfo).port
-  )
-  await Promise.all(
-    servers.map((server) => new Promise((resolve) => server.close(resolve)))
-  )
-  return ports
-}
 
 function answers(port: number): Promise<boolean> {
   return new Promise((resolve) => {

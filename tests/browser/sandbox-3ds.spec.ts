@@ -1,9 +1,10 @@
 import { createServer, Server } from "node:http"
 import { AddressInfo } from "node:net"
-import { Browser, chromium } from "playwright-core"
+import { Browser } from "playwright-core"
 import { CardServiceSandbox, startSandbox, TEST_CARDS } from "../../src/sandbox"
 import { escapeHtml } from "../../src/sandbox/html-pages"
 import { authorize, orderForm } from "../helpers/sandbox-http"
+import { launchChromium } from "../helpers/chromium"
 
 jest.setTimeout(60_000)
 
@@ -81,18 +82,7 @@ describe("3DS in a real browser (Debian chromium)", () => {
   let code: string
 
   beforeAll(async () => {
-    browser = await chromium.launch({
-      executablePath: "/usr/bin/chromium",
-      headless: true,
-      args: [
-        "--no-sandbox",
-        "--disable-background-networking",
-        "--disable-gpu",
-        "--no-first-run",
-        "--disable-component-update",
-        "--disable-sync",
-      ],
-    })
+    browser = await launchChromium()
     sandbox = await startSandbox()
     shop = await startShop(sandbox.url)
     code = await authorize(sandbox)

@@ -2,8 +2,9 @@ import { randomUUID } from "node:crypto"
 import { createServer, Server } from "node:http"
 import { AddressInfo } from "node:net"
 import path from "node:path"
-import { Browser, chromium, Page } from "playwright-core"
+import { Browser, Page } from "playwright-core"
 import { CardServiceSandbox, startSandbox, TEST_CARDS } from "../../src/sandbox"
+import { launchChromium } from "../helpers/chromium"
 
 jest.setTimeout(90_000)
 
@@ -241,18 +242,7 @@ describe("storefront helper and React component in a real browser (Debian chromi
   let expiryYear: string
 
   beforeAll(async () => {
-    browser = await chromium.launch({
-      executablePath: "/usr/bin/chromium",
-      headless: true,
-      args: [
-        "--no-sandbox",
-        "--disable-background-networking",
-        "--disable-gpu",
-        "--no-first-run",
-        "--disable-component-update",
-        "--disable-sync",
-      ],
-    })
+    browser = await launchChromium()
     sandbox = await startSandbox({ port: 0 })
     shop = await startStorefront(sandbox)
     // Section 2.2: test cards expire in the current year plus 3.
