@@ -16,6 +16,32 @@ const env = (name: string, fallback = "") => process.env[name] ?? fallback
 
 const backendUrl = env("MEDUSA_BACKEND_URL", "http://localhost:9000")
 
+/**
+ * With REDIS_URL, the production-like modules: locks (which the callback
+ * and return routes take per payment session), events and workflows live in
+ * Redis, as they must when several Medusa instances serve one store.
+ */
+const redisUrl = env("REDIS_URL")
+const redisModules = redisUrl
+  ? [
+      {
+        resolve: "@medusajs/medusa/locking",
+        options: {
+          providers: [
+            {
+              resolve: "@medusajs/medusa/locking-redis",
+              id: "locking-redis",
+              is_default: true,
+              options: { redisUrl, namespace: env("REDIS_NAMESPACE", "card-service-dev:") },
+            },
+          ],
+        },
+      },
+      { resolve: "@medusajs/medusa/event-bus-redis", options: { redisUrl } },
+      { resolve: "@medusajs/medusa/workflow-engine-redis", options: { redis: { redisUrl } } },
+    ]
+  : []
+
 export default defineConfig({
   projectConfig: {
     databaseUrl: env("DATABASE_URL"),
@@ -57,5 +83,6 @@ export default defineConfig({
         ],
       },
     },
+    ...redisModules,
   ],
 })

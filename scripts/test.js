@@ -43,6 +43,10 @@ async function main() {
   const resultFile = path.join(fs.mkdtempSync(path.join(os.tmpdir(), "card-service-jest-")), "results.json")
   const args = [
     require.resolve("jest/bin/jest"),
+    // Medusa's Redis modules (event bus, workflow engine) keep ioredis and
+    // BullMQ handles open after the app shuts down; without this the run
+    // would never end once every test has finished.
+    "--forceExit",
     "--json",
     `--outputFile=${resultFile}`,
     ...process.argv.slice(2),

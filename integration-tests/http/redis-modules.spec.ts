@@ -1,0 +1,76 @@
+import { medusaIntegrationTestRunner } from "@medusajs/test-utils"
+import { Modules } from "@medusajs/framework/utils"
+import { request } from "undici"
+import { useCardServiceSandbox } from "../helpers/card-service-env"
+import { payLikeABrowser } from "../helpers/browser-step"
+import { CARDS, cartWithSession } from "../helpers/checkout-flow"
+
+jest.setTimeout(120_000)
+
+// The production-like modules (see medusa-config.ts): Redis locking, event
+// bus and workflow engine, on the Redis this kind of machine runs on 6379.
+process.env.REDIS_URL = process.env.REDIS_URL ?? "redis://localhost:6379"
+process.env.REDIS_NAMESPACE = `card-service-test-${process.pid}:`
+
+const env = useCardServiceSandbox()
+
+medusaIntegrationTestRunner({
+  testSuite: ({ api, getContainer }) => {
+    it("runs with the Redis locking provider", () => {
+      const locking = getContainer().resolve(Modules.LOCKING) as unknown as {
+        defaultProviderId: string
+      }
+      expect(locking.defaultProviderId).toMatch(/locking-redis/)
+    })
+
+    it("makes one order and one payment of ten concurrent callbacks racing the browser's return", async () => {
+      const flow = await cartWithSession(api, getContainer())
+      env.sandbox().setCallbackKnobs({ drop: true })
+      const paid = await payLikeABrowser(api, flow.store.publishableKey, flow.session.id, CARDS.approved, {
+        followReturn: false,
+      })
+      env.sandbox().resetKnobs()
+      const transactionId = new URL(paid.serviceLocation as string).searchParams.get("transactionId")
+      const callback = () =>
+        request(`${env.backendUrl()}/card-service/callback/${flow.session.id}/`, {
+          method: "POST",
+          headers: { "content-type": "application/json" },
+          body: JSON.stringify({
+            decision: "ACCEPT",
+            reasonCode: "100",
+            transactionId,
+            originalTransactionId: "",
+          }),
+        }).then(async (response) => {
+          await response.body.dump()
+          return response.statusCode
+        })
+      const browserReturn = () =>
+        request(paid.serviceLocation as string).then(async (response) => {
+          await response.body.dump()
+          return new URL(response.headers.location as string).searchParams.get("status")
+        })
+
+      const [statuses, returned] = await Promise.all([
+        Promise.all(Array.from({ length: 10 }, callback)),
+        browserReturn(),
+      ])
+
+      expect(statuses).toEqual(Array(10).fill(200))
+      expect(returned).toBe("paid")
+      const query = getContainer().resolve("query")
+      const { data: orders } = await query.graph({
+        entity: "order_cart",
+        fields: ["order_id"],
+        filters: { cart_id: flow.cart.id },
+      })
+      expect(orders).toHaveLength(1)
+      const { data: payments } = await query.graph({
+        entity: "payment",
+        fields: ["id"],
+        filters: { payment_session_id: flow.session.id },
+      })
+      expect(payments).toHaveLength(1)
+    })
+  },
+})
