@@ -9,8 +9,16 @@ jest.setTimeout(120_000)
 
 // The production-like modules (see medusa-config.ts): Redis locking, event
 // bus and workflow engine, on the Redis this kind of machine runs on 6379.
+const before = { REDIS_URL: process.env.REDIS_URL, REDIS_NAMESPACE: process.env.REDIS_NAMESPACE }
 process.env.REDIS_URL = process.env.REDIS_URL ?? "redis://localhost:6379"
 process.env.REDIS_NAMESPACE = `card-service-test-${process.pid}:`
+// Test files may share a process: leave the environment as it was found.
+afterAll(() => {
+  for (const [name, value] of Object.entries(before)) {
+    if (value === undefined) delete process.env[name]
+    else process.env[name] = value
+  }
+})
 
 const env = useCardServiceSandbox()
 
