@@ -76,6 +76,7 @@ export default defineConfig({
               backendUrl,
               storefrontUrl: env("STOREFRONT_URL", "http://localhost:8000"),
               autoCapture: env("CARD_SERVICE_AUTO_CAPTURE") === "true",
+              windowed: env("CARD_SERVICE_WINDOWED") === "true",
               sessionSecret: env("CARD_SERVICE_SESSION_SECRET") || undefined,
               storeName: env("CARD_SERVICE_STORE_NAME") || undefined,
             },

@@ -18,6 +18,8 @@ export type CardServiceTestEnv = {
 export function useCardServiceSandbox(
   options: SandboxOptions & {
     autoCapture?: boolean
+    /** 3DS in a new window (isWindowed Y). */
+    windowed?: boolean
     /** Serve a tiny storefront whose return page shows the outcome (for browser tests). */
     storefrontPage?: boolean
   } = {}
@@ -28,7 +30,7 @@ export function useCardServiceSandbox(
   let storefrontUrl = "http://localhost:8000"
 
   beforeAll(async () => {
-    const { autoCapture, storefrontPage, ...sandboxOptions } = options
+    const { autoCapture, windowed, storefrontPage, ...sandboxOptions } = options
     sandbox = await startSandbox({ port: 0, ...sandboxOptions })
     if (storefrontPage) {
       storefront = await serveReturnPage()
@@ -47,6 +49,7 @@ export function useCardServiceSandbox(
       CARD_SERVICE_MODE: "test",
       CARD_SERVICE_TEST_URL: sandbox.url,
       CARD_SERVICE_AUTO_CAPTURE: autoCapture ? "true" : "false",
+      CARD_SERVICE_WINDOWED: windowed ? "true" : "false",
     })
   })
 
