@@ -1,9 +1,9 @@
-import type { IPaymentModuleService, MedusaContainer } from "@medusajs/framework/types"
-import { ContainerRegistrationKeys, Modules } from "@medusajs/framework/utils"
+import type { MedusaContainer } from "@medusajs/framework/types"
+import { ContainerRegistrationKeys } from "@medusajs/framework/utils"
 import { billingFromCart, paymentFormFields } from "../providers/card-service/form-fields"
 import type { CardServiceSessionData } from "../providers/card-service/session-data"
 import type CardServiceProviderService from "../providers/card-service/service"
-import { cardServiceProvider, PROVIDER_ID_PREFIX } from "./provider-lookup"
+import { loadCardServiceSession } from "./provider-lookup"
 import { cartOfSession } from "./settle-payment"
 
 export type PaymentAttempt =
@@ -33,16 +33,15 @@ export async function preparePaymentAttempt(
   container: MedusaContainer,
   sessionId: string
 ): Promise<PaymentAttempt> {
-  const paymentModule = container.resolve<IPaymentModuleService>(Modules.PAYMENT)
-  const session = await paymentModule.retrievePaymentSession(sessionId).catch(() => null)
-  if (!session || !session.provider_id.startsWith(PROVIDER_ID_PREFIX)) {
+  const found = await loadCardServiceSession(container, sessionId)
+  if (!found) {
     return { kind: "unknown" }
   }
+  const { session, provider } = found
   const { cartId, orderId } = await cartOfSession(container, session)
   if (orderId || session.status === "authorized" || session.status === "captured") {
     return { kind: "finished", orderId }
   }
-  const provider = cardServiceProvider(container, session.provider_id)
   const data = provider.verifySession(session.data, session.id)
   if (!data) {
     return { kind: "tampered" }

@@ -1,4 +1,8 @@
-import type { IPaymentModuleService, MedusaContainer } from "@medusajs/framework/types"
+import type {
+  IPaymentModuleService,
+  MedusaContainer,
+  PaymentSessionDTO,
+} from "@medusajs/framework/types"
 import { MedusaError, Modules } from "@medusajs/framework/utils"
 import CardServiceProviderService from "../providers/card-service/service"
 
@@ -39,4 +43,20 @@ export function cardServiceProvider(
     )
   }
   return provider as CardServiceProviderService
+}
+
+/**
+ * A payment session of this provider with the provider instance that owns
+ * it, or null for an unknown session or another provider's.
+ */
+export async function loadCardServiceSession(
+  container: MedusaContainer,
+  sessionId: string
+): Promise<{ session: PaymentSessionDTO; provider: CardServiceProviderService } | null> {
+  const paymentModule = container.resolve<IPaymentModuleService>(Modules.PAYMENT)
+  const session = await paymentModule.retrievePaymentSession(sessionId).catch(() => null)
+  if (!session || !session.provider_id.startsWith(PROVIDER_ID_PREFIX)) {
+    return null
+  }
+  return { session, provider: cardServiceProvider(container, session.provider_id) }
 }

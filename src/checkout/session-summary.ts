@@ -1,6 +1,5 @@
-import type { IPaymentModuleService, MedusaContainer } from "@medusajs/framework/types"
-import { Modules } from "@medusajs/framework/utils"
-import { cardServiceProvider, PROVIDER_ID_PREFIX } from "./provider-lookup"
+import type { MedusaContainer } from "@medusajs/framework/types"
+import { loadCardServiceSession } from "./provider-lookup"
 import { cartOfSession } from "./settle-payment"
 
 export type SessionSummary = {
@@ -20,12 +19,11 @@ export async function summarizeSession(
   container: MedusaContainer,
   sessionId: string
 ): Promise<SessionSummary | null> {
-  const paymentModule = container.resolve<IPaymentModuleService>(Modules.PAYMENT)
-  const session = await paymentModule.retrievePaymentSession(sessionId).catch(() => null)
-  if (!session || !session.provider_id.startsWith(PROVIDER_ID_PREFIX)) {
+  const found = await loadCardServiceSession(container, sessionId)
+  if (!found) {
     return null
   }
-  const provider = cardServiceProvider(container, session.provider_id)
+  const { session, provider } = found
   const data = provider.verifySession(session.data, session.id)
   const { cartId, orderId } = await cartOfSession(container, session)
   const failure = data?.failure

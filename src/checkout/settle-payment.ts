@@ -13,7 +13,7 @@ import { checkApproval } from "../providers/card-service/approval-check"
 import type { CardServiceSessionData, FailureReason } from "../providers/card-service/session-data"
 import type CardServiceProviderService from "../providers/card-service/service"
 import { reasonText, statusForUnapproved } from "../providers/card-service/status-mapping"
-import { cardServiceProvider, PROVIDER_ID_PREFIX } from "./provider-lookup"
+import { cardServiceProvider, loadCardServiceSession, PROVIDER_ID_PREFIX } from "./provider-lookup"
 
 /** What the callback and return routes learn from the service or the browser. */
 export type SettleHint = {
@@ -66,7 +66,7 @@ async function settle(
   sessionId: string,
   hint: SettleHint
 ): Promise<SettleOutcome> {
-  const found = await loadSession(container, sessionId)
+  const found = await loadCardServiceSession(container, sessionId)
   if (!found) {
     return await releaseOrphan(container, sessionId, hint)
   }
@@ -75,7 +75,7 @@ async function settle(
   } catch (error) {
     // The cart may change while this runs, and Medusa then deletes the
     // session under us: the result is for an orphan after all.
-    if (!(await loadSession(container, sessionId))) {
+    if (!(await loadCardServiceSession(container, sessionId))) {
       return await releaseOrphan(container, sessionId, hint)
     }
     throw error
@@ -162,23 +162,6 @@ async function releaseOrphan(
     }
   }
   return { kind: "unknown_session" }
-}
-
-async function loadSession(
-  container: MedusaContainer,
-  sessionId: string
-): Promise<{ session: PaymentSessionDTO; provider: CardServiceProviderService } | null> {
-  const paymentModule = container.resolve<IPaymentModuleService>(Modules.PAYMENT)
-  let session: PaymentSessionDTO
-  try {
-    session = await paymentModule.retrievePaymentSession(sessionId)
-  } catch {
-    return null
-  }
-  if (!session.provider_id.startsWith(PROVIDER_ID_PREFIX)) {
-    return null
-  }
-  return { session, provider: cardServiceProvider(container, session.provider_id) }
 }
 
 /** The session's sealed terms must be Medusa's own amount and currency for it. */

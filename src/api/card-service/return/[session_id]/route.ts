@@ -1,8 +1,6 @@
 import type { MedusaRequest, MedusaResponse } from "@medusajs/framework/http"
-import type { IPaymentModuleService } from "@medusajs/framework/types"
-import { Modules } from "@medusajs/framework/utils"
 import { sendMessagePage } from "../../../../checkout/html-response"
-import { cardServiceProvider, PROVIDER_ID_PREFIX } from "../../../../checkout/provider-lookup"
+import { loadCardServiceSession } from "../../../../checkout/provider-lookup"
 import { settlePayment, SettleOutcome } from "../../../../checkout/settle-payment"
 
 /**
@@ -30,15 +28,14 @@ async function handleReturn(
   params: Record<string, unknown>
 ) {
   const sessionId = req.params.session_id
-  const paymentModule = req.scope.resolve<IPaymentModuleService>(Modules.PAYMENT)
-  const session = await paymentModule.retrievePaymentSession(sessionId).catch(() => null)
-  if (!session || !session.provider_id.startsWith(PROVIDER_ID_PREFIX)) {
+  const found = await loadCardServiceSession(req.scope, sessionId)
+  if (!found) {
     return sendMessagePage(res, 404, {
       title: "Payment not found",
       message: "There is no card payment under this address. Go back to the shop and check your order.",
     })
   }
-  const provider = cardServiceProvider(req.scope, session.provider_id)
+  const { session, provider } = found
   const target = provider.returnTarget(provider.verifySession(session.data, session.id))
   target.searchParams.set("session_id", sessionId)
 
