@@ -22,6 +22,7 @@ import {
   type TransactionRecord,
   type Verdict,
 } from "./wire-schemas"
+import { dispatchForText } from "./http-exchange"
 import {
   classifyTransportError,
   type TransportFailure,
@@ -124,7 +125,6 @@ type WireResponse = {
   status: number
   /** Parsed JSON, or undefined when the body is empty or not JSON. */
   json: unknown
-  text: string
 }
 
 type Exchange =
@@ -174,6 +174,7 @@ export class CardServiceClient {
     bodyTimeout: number
   }
   private codeEntry_?: CodeEntry
+  private headers_?: { code: string; headers: Readonly<Record<string, string>> }
   private previousCode_?: string
   private closed_ = false
 
@@ -808,12 +809,22 @@ export class CardServiceClient {
     return secrets
   }
 
+  /**
+   * The section 4.3 headers for a code, built once per code: every call
+   * between two code changes sends the same frozen object.
+   */
   private jsonHeaders_(code: string): Record<string, string> {
-    return {
-      verifyId: this.options_.verifyId,
-      Authorization: code,
-      "Content-type": "application/json",
+    if (this.headers_?.code !== code) {
+      this.headers_ = {
+        code,
+        headers: Object.freeze({
+          verifyId: this.options_.verifyId,
+          Authorization: code,
+          "Content-type": "application/json",
+        }),
+      }
     }
+    return this.headers_.headers
   }
 
   /** One HTTP exchange; transport failures are returned, not thrown, so callers decide. */
@@ -836,17 +847,20 @@ export class CardServiceClient {
     }
     const started = this.logger_ ? performance.now() : 0
     try {
-      const response = await this.dispatcher_.request({
+      const options: Dispatcher.DispatchOptions = {
         origin: this.origin_,
         path,
         method,
         headers,
         body,
+      }
+      if (!this.ownsDispatcher_) {
         // The own Pool already carries the timeouts; an injected dispatcher
         // gets them per request so they hold whatever it is.
-        ...(this.ownsDispatcher_ ? undefined : this.requestTimeouts_),
-      })
-      const text = await response.body.text()
+        options.headersTimeout = this.requestTimeouts_.headersTimeout
+        options.bodyTimeout = this.requestTimeouts_.bodyTimeout
+      }
+      const { status, text } = await dispatchForText(this.dispatcher_, options)
       let json: unknown
       if (text !== "") {
         try {
@@ -857,10 +871,10 @@ export class CardServiceClient {
       }
       if (this.logger_) {
         this.logger_.debug(
-          `card service ${method} ${path} -> ${response.statusCode} in ${Math.round(performance.now() - started)} ms`
+          `card service ${method} ${path} -> ${status} in ${Math.round(performance.now() - started)} ms`
         )
       }
-      return { ok: true, response: { status: response.statusCode, json, text } }
+      return { ok: true, response: { status, json } }
     } catch (error) {
       const failure = classifyTransportError(error)
       this.logger_?.warn(

@@ -786,6 +786,44 @@ describe("verification code: single flight and refresh once", () => {
   })
 })
 
+describe("an oversized answer is not read to the end", () => {
+  const huge = `{"pad":"${"x".repeat(2 * 1024 * 1024)}"}`
+
+  it("a capture answered with over 1 MiB is indeterminate and not repeated", async () => {
+    const s = setup()
+    authorize(s)
+    let calls = 0
+    s.pool
+      .intercept({ path: "/capture", method: "POST" })
+      .reply(200, () => {
+        calls++
+        return huge
+      })
+      .persist()
+    const e = await caught(s.client.capture(followOn), s)
+    expect(e).toMatchObject({ category: "indeterminate", retrySafe: false })
+    expect(e.message).toContain("CARD_SERVICE_RESPONSE_TOO_LARGE")
+    expect(calls).toBe(1)
+  })
+
+  it("a retrieve answered with over 1 MiB is retried, then a service_error", async () => {
+    const s = setup()
+    authorize(s)
+    let calls = 0
+    s.pool
+      .intercept({ path: "/payment/retrieve/mid-42/t1", method: "GET" })
+      .reply(200, () => {
+        calls++
+        return huge
+      })
+      .persist()
+    const e = await caught(s.client.retrieve("t1"), s)
+    expect(e).toMatchObject({ category: "service_error", retrySafe: true })
+    expect(e.message).toMatch(/CARD_SERVICE_RESPONSE_TOO_LARGE.*3 tries/)
+    expect(calls).toBe(3)
+  })
+})
+
 describe("retries: only GETs, only transport failures and 5xx", () => {
   it("GET /authorize is retried after a socket error and a 503", async () => {
     const s = setup()
