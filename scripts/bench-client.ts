@@ -349,7 +349,11 @@ async function main(): Promise<void> {
       bare,
       bare
     )
-    const sequential = await compareCalls("client, one at a time", bare, viaClient)
+    const sequential = await compareCalls(
+      "client, one at a time",
+      bare,
+      viaClient
+    )
     const parallel = await compareThroughput(
       `client, ${concurrency} in flight`,
       concurrency,
@@ -359,7 +363,12 @@ async function main(): Promise<void> {
     // For reference, against undici's dispatch API, which the client itself
     // uses (no Readable stream per body): what zod, the verification code and
     // the error model cost on their own.
-    const options_ = { origin: sandbox.url, path, method: "GET" as const, headers }
+    const options_ = {
+      origin: sandbox.url,
+      path,
+      method: "GET" as const,
+      headers,
+    }
     const bareDispatch = async () => {
       const res = await dispatchForText(pool, options_)
       const body = JSON.parse(res.text) as { transactionId?: string }
