@@ -472,6 +472,50 @@ medusaIntegrationTestRunner({
         expect(stored.data.refunded_amount).toBe(0)
       })
 
+      it("keeps a Medusa refund that lands while the void is on its way", async () => {
+        const { orderId, payment, refundId } = await capturedAndRefunded()
+        // The service voids at once but holds its answer, so a refund made
+        // through Medusa meanwhile is booked before the void is.
+        env.sandbox().injectFault({ type: "delay", ms: 1500, path: "/void" })
+
+        const voiding = voidOf(payment.id, { transaction_id: refundId })
+        const deadline = Date.now() + 10_000
+        while (
+          env.sandbox().transaction(refundId)?.captureStatus !== "VOIDED"
+        ) {
+          if (Date.now() > deadline) throw new Error("the void never arrived")
+          await new Promise((resolve) => setTimeout(resolve, 20))
+        }
+        const refund = await api.post(
+          `/admin/payments/${payment.id}/refund`,
+          { amount: 5 },
+          { headers: admin }
+        )
+        expect(refund.status).toBe(200)
+        const response = await voiding
+
+        expect(response.status).toBe(200)
+        const stored = await paymentOfOrder(getContainer(), orderId)
+        expect(
+          stored.data.transactions.map((t: any) => [
+            t.operation,
+            t.amount,
+            t.voided ?? false,
+          ])
+        ).toEqual([
+          ["authorization", 30, false],
+          ["capture", 30, false],
+          ["refund", 10, true],
+          ["refund", 5, false],
+          ["void", 10, false],
+        ])
+        // Only the second refund still stands.
+        expect(stored.data.refunded_amount).toBe(5)
+        expect(stored.refunds.map((r: any) => Number(r.amount)).sort()).toEqual(
+          [10, 5].sort()
+        )
+      })
+
       it("answers 503 and changes nothing when the service is unavailable", async () => {
         const { orderId, payment, refundId } = await capturedAndRefunded()
         env

@@ -2,7 +2,8 @@ import type {
   AuthenticatedMedusaRequest,
   MedusaResponse,
 } from "@medusajs/framework/http"
-import { MedusaError } from "@medusajs/framework/utils"
+import type { ILockingModule } from "@medusajs/framework/types"
+import { MedusaError, Modules } from "@medusajs/framework/utils"
 import { CardServiceError } from "../../../../../../lib/card-service-error"
 import { fromNumericCurrency } from "../../../../../../lib/iso-codes"
 import { toVoidAmount } from "../../../../../../lib/money"
@@ -15,8 +16,11 @@ import {
   savePaymentData,
 } from "../../../payment-access"
 import { isServiceFailure, sendServiceFailure } from "../../../service-failure"
+import type { CardServiceSessionData } from "../../../../../../providers/card-service/session-data"
 import type { AdminCardServiceVoidType } from "../../../validators"
 import { recordVoid, type VoidTarget } from "../../../void-bookkeeping"
+
+const LOCK_TIMEOUT_SECONDS = 30
 
 /**
  * POST /admin/card-service/payments/:payment_id/void {transaction_id} - voids
@@ -24,11 +28,28 @@ import { recordVoid, type VoidTarget } from "../../../void-bookkeeping"
  * (captureStatus PENDING, section 2.4). Medusa's own UI has no such action.
  * Refused with 400 when the service would refuse it; 502/503 when the service
  * cannot be asked.
+ *
+ * Voids of one payment run one at a time (locking module). Medusa's own
+ * capture and refund workflows take no lock, so the void is booked on
+ * payment.data as it is read again after the service has answered: a refund
+ * that landed while the void was on its way keeps its entry.
  */
 export async function POST(
   req: AuthenticatedMedusaRequest<AdminCardServiceVoidType>,
   res: MedusaResponse
 ) {
+  const locking = req.scope.resolve<ILockingModule>(Modules.LOCKING)
+  await locking.execute(
+    `card-service:payment:${req.params.payment_id}`,
+    () => voidPayout(req, res),
+    { timeout: LOCK_TIMEOUT_SECONDS }
+  )
+}
+
+async function voidPayout(
+  req: AuthenticatedMedusaRequest<AdminCardServiceVoidType>,
+  res: MedusaResponse
+): Promise<void> {
   const { transaction_id: transactionId } = req.validatedBody
   const { payment, provider, session } = await loadCardServicePayment(
     req.scope,
@@ -83,11 +104,7 @@ export async function POST(
   if (record.captureStatus === "VOIDED") {
     // Voided at the service but not in payment.data (an earlier void whose
     // answer was lost): record it, and say that nothing new happened.
-    await savePaymentData(
-      req.scope,
-      payment.id,
-      recordVoid(session, target, null)
-    )
+    await bookVoid(req, payment.id, session, target, null)
     throw notAllowed(
       `Transaction ${transactionId} is already voided at the card service`
     )
@@ -140,8 +157,7 @@ export async function POST(
     }
   }
 
-  const updated = recordVoid(session, target, result)
-  await savePaymentData(req.scope, payment.id, updated)
+  const updated = await bookVoid(req, payment.id, session, target, result)
   res.json({
     voided: {
       transaction_id: transactionId,
@@ -157,6 +173,24 @@ export async function POST(
         ? "Medusa still shows this payment as captured: it has no way to undo a capture."
         : "Medusa still counts this refund: it has no way to undo a refund.",
   })
+}
+
+/**
+ * Marks the void in payment.data as it is now, not as it was before the
+ * service was asked (see POST). Falls back to the first read only if the data
+ * stopped verifying in between, which nothing of ours does.
+ */
+async function bookVoid(
+  req: AuthenticatedMedusaRequest<AdminCardServiceVoidType>,
+  paymentId: string,
+  before: CardServiceSessionData,
+  target: VoidTarget,
+  result: OperationResult | null
+): Promise<CardServiceSessionData> {
+  const { session: now } = await loadCardServicePayment(req.scope, paymentId)
+  const updated = recordVoid(now ?? before, target, result)
+  await savePaymentData(req.scope, paymentId, updated)
+  return updated
 }
 
 function notAllowed(message: string) {
