@@ -3,17 +3,14 @@ import {
   createInventoryLevelsWorkflow,
   createProductsWorkflow,
   createRegionsWorkflow,
-  createShippingOptionsWorkflow,
-  createShippingProfilesWorkflow,
-  createStockLocationsWorkflow,
   createUsersWorkflow,
   linkSalesChannelsToApiKeyWorkflow,
-  linkSalesChannelsToStockLocationWorkflow,
   updateStoresWorkflow,
 } from "@medusajs/core-flows"
 import type { ExecArgs } from "@medusajs/framework/types"
 import { ContainerRegistrationKeys, Modules } from "@medusajs/framework/utils"
 import fs from "node:fs"
+import { seedShipping } from "./seed-shipping"
 
 /**
  * Seeds the demo store, run by scripts/demo.js through `medusa exec` on the
@@ -85,9 +82,7 @@ async function readSeed(
 }
 
 async function seedStore(container: ExecArgs["container"]): Promise<DemoSeed> {
-  const link = container.resolve(ContainerRegistrationKeys.LINK)
   const query = container.resolve(ContainerRegistrationKeys.QUERY)
-  const fulfillment = container.resolve(Modules.FULFILLMENT)
   const storeModule = container.resolve(Modules.STORE)
 
   // Medusa's loaders create the default store and sales channel on boot.
@@ -132,78 +127,24 @@ async function seedStore(container: ExecArgs["container"]): Promise<DemoSeed> {
     },
   })
 
-  const {
-    result: [location],
-  } = await createStockLocationsWorkflow(container).run({
-    input: {
-      locations: [
-        {
-          name: "Demo warehouse",
-          address: {
-            address_1: "Hauptstrasse 1",
-            city: "Berlin",
-            country_code: "DE",
-          },
-        },
-      ],
+  const shipping = await seedShipping(container, {
+    salesChannelId,
+    regionId: region.id,
+    currencyCode: CURRENCY,
+    countries: COUNTRIES,
+    price: 4.9,
+    name: "Demo warehouse",
+    address: {
+      address_1: "Hauptstrasse 1",
+      city: "Berlin",
+      country_code: "DE",
     },
-  })
-  await linkSalesChannelsToStockLocationWorkflow(container).run({
-    input: { id: location.id, add: [salesChannelId] },
   })
   await updateStoresWorkflow(container).run({
     input: {
       selector: { id: store.id },
-      update: { default_location_id: location.id },
+      update: { default_location_id: shipping.locationId },
     },
-  })
-  await link.create({
-    [Modules.STOCK_LOCATION]: { stock_location_id: location.id },
-    [Modules.FULFILLMENT]: { fulfillment_provider_id: "manual_manual" },
-  })
-
-  const {
-    result: [profile],
-  } = await createShippingProfilesWorkflow(container).run({
-    input: { data: [{ name: "Demo", type: "default" }] },
-  })
-  const fulfillmentSet = await fulfillment.createFulfillmentSets({
-    name: "Demo warehouse delivery",
-    type: "shipping",
-    service_zones: [
-      {
-        name: "Europe",
-        geo_zones: COUNTRIES.map((country_code) => ({
-          country_code,
-          type: "country" as const,
-        })),
-      },
-    ],
-  })
-  await link.create({
-    [Modules.STOCK_LOCATION]: { stock_location_id: location.id },
-    [Modules.FULFILLMENT]: { fulfillment_set_id: fulfillmentSet.id },
-  })
-
-  await createShippingOptionsWorkflow(container).run({
-    input: [
-      {
-        name: "Standard shipping",
-        price_type: "flat",
-        provider_id: "manual_manual",
-        service_zone_id: fulfillmentSet.service_zones[0].id,
-        shipping_profile_id: profile.id,
-        type: { label: "Standard", description: "2-3 days", code: "standard" },
-        prices: [
-          { currency_code: CURRENCY, amount: 4.9 },
-          { region_id: region.id, amount: 4.9 },
-        ],
-        rules: [
-          { attribute: "enabled_in_store", value: "true", operator: "eq" },
-          { attribute: "is_return", value: "false", operator: "eq" },
-        ],
-      },
-    ],
   })
 
   const {
@@ -217,7 +158,7 @@ async function seedStore(container: ExecArgs["container"]): Promise<DemoSeed> {
           description:
             "A mug for testing card payments. Holds 330 ml of coffee and one 3DS challenge.",
           status: "published",
-          shipping_profile_id: profile.id,
+          shipping_profile_id: shipping.profileId,
           options: [{ title: "Colour", values: ["White", "Black"] }],
           variants: ["White", "Black"].map((colour) => ({
             title: colour,
@@ -242,7 +183,7 @@ async function seedStore(container: ExecArgs["container"]): Promise<DemoSeed> {
     input: {
       inventory_levels: variants.flatMap((variant: any) =>
         (variant.inventory_items ?? []).map((item: any) => ({
-          location_id: location.id,
+          location_id: shipping.locationId,
           inventory_item_id: item.inventory_item_id,
           stocked_quantity: 1000,
         }))
