@@ -363,14 +363,14 @@ async function main(): Promise<void> {
     // For reference, against undici's dispatch API, which the client itself
     // uses (no Readable stream per body): what zod, the verification code and
     // the error model cost on their own.
-    const options_ = {
+    const dispatchOptions = {
       origin: sandbox.url,
       path,
       method: "GET" as const,
       headers,
     }
     const bareDispatch = async () => {
-      const res = await dispatchForText(pool, options_)
+      const res = await dispatchForText(pool, dispatchOptions)
       const body = JSON.parse(res.text) as { transactionId?: string }
       if (res.status !== 200 || body.transactionId !== transactionId) {
         throw new Error(`bare dispatch answered ${res.status}`)
