@@ -83,7 +83,10 @@ export function challengePage(options: {
  * isWindowed Y (section 2.2): the shopper's page stays and the challenge
  * opens in a new window. Script opens it at once; the button is the fallback
  * when a popup blocker or disabled JavaScript stops that. The page watches
- * the session and moves on when the popup reports the result.
+ * the session and moves on when the popup reports the result. Both the
+ * popup's last page and this page's own polling move on through one guarded
+ * function, so the shop page is navigated once: two navigations close
+ * together abort the first (net::ERR_ABORTED in the browser test).
  */
 export function windowedWaitPage(options: {
   challengeUrl: string
@@ -95,9 +98,13 @@ export function windowedWaitPage(options: {
   const script = `(function(){
 var name=${JSON.stringify(windowName)};
 try{window.open(${JSON.stringify(challengeUrl)},name,"width=480,height=640");}catch(e){}
+var left=false;
+function go(){if(left)return;left=true;window.location.replace(${JSON.stringify(continueUrl)});}
+window.cardServiceSandboxContinue=go;
 function poll(){
+if(left)return;
 fetch(${JSON.stringify(statusUrl)},{cache:"no-store"}).then(function(r){return r.json()}).then(function(s){
-if(s.state==="decided"){window.location.replace(${JSON.stringify(continueUrl)});}else{setTimeout(poll,500);}
+if(s.state==="decided"){go();}else{setTimeout(poll,500);}
 },function(){setTimeout(poll,1000);});
 }
 setTimeout(poll,500);
@@ -120,7 +127,7 @@ setTimeout(poll,500);
 /** The last page of the authentication window: hands over to the opener and closes. */
 export function windowDonePage(continueUrl: string): string {
   const script = `(function(){
-try{if(window.opener&&!window.opener.closed){window.opener.location.replace(${JSON.stringify(continueUrl)});}}catch(e){}
+try{var o=window.opener;if(o&&!o.closed){if(typeof o.cardServiceSandboxContinue==="function"){o.cardServiceSandboxContinue();}else{o.location.replace(${JSON.stringify(continueUrl)});}}}catch(e){}
 window.close();
 })();`
   return page(
