@@ -1,3 +1,9 @@
+/**
+ * The verdict on a reverse, capture, refund or void: field checks (sections
+ * 2.3 and 2.4), then the state rules of each kind (section 7). Longer than
+ * most files here on purpose: which reason code wins depends on the order of
+ * all these checks together, and that order is read and reviewed in one place.
+ */
 import {
   currencyDigits,
   parseMajorAmount,
