@@ -1,3 +1,9 @@
+/**
+ * The verdict on a reverse, capture, refund or void: field checks (sections
+ * 2.3 and 2.4), then the state rules of each kind (section 7). Longer than
+ * most files here on purpose: which reason code wins depends on the order of
+ * all these checks together, and that order is read and reviewed in one place.
+ */
 import {
   currencyDigits,
   parseMajorAmount,
@@ -144,22 +150,18 @@ function check(
   if (!original || original.merchantId !== merchantId) {
     return rejected("241")
   }
-  // A follow-on moves money already held in one currency; another currency
-  // is an invalid field rather than a state problem.
-  const currencyMatches = original.currency === body.currency
   const rules = {
     reverse: checkReverse,
     capture: checkCapture,
     refund: checkRefund,
     void: checkVoid,
   }
-  const outcome = rules[kind](
+  const outcome = rules[kind](original, {
     store,
-    original,
     amountMinor,
     body,
-    currencyMatches
-  )
+    sameCurrency: original.currency === body.currency,
+  })
   return {
     ...outcome,
     original: outcome.original ?? original,
@@ -172,24 +174,50 @@ type RuleOutcome = Pick<Checked, "reasonCode" | "apply"> & {
   original?: StoredTransaction
 }
 
+/** What the state rules of every kind may weigh besides the transaction acted on. */
+type RuleRequest = {
+  store: TransactionStore
+  amountMinor: number
+  body: Body
+  /**
+   * A follow-on moves money already held in one currency; another currency
+   * is an invalid field rather than a state problem.
+   */
+  sameCurrency: boolean
+}
+
+/** The state rules of one follow-on kind, once its fields and target are known. */
+type Rule = (target: StoredTransaction, request: RuleRequest) => RuleOutcome
+
 const isApprovedAuthorization = (tx: StoredTransaction) =>
   tx.step === "AUTHORIZATION" && decisionFor(tx.reasonCode) === "ACCEPT"
 
-function checkReverse(
-  store: TransactionStore,
+/**
+ * Reverse and capture both act on an approved authorization that is not
+ * reversed, in its own currency; they differ only in the code for one that
+ * was never approved.
+ */
+function refuseUnusableAuthorization(
   auth: StoredTransaction,
-  amountMinor: number,
-  _body: Body,
-  currencyMatches: boolean
-): RuleOutcome {
+  sameCurrency: boolean,
+  notApprovedCode: string
+): RuleOutcome | undefined {
   if (!isApprovedAuthorization(auth)) {
-    return { reasonCode: "241" }
+    return { reasonCode: notApprovedCode }
   }
-  if (!currencyMatches) {
+  if (!sameCurrency) {
     return { reasonCode: "102" }
   }
   if (auth.reversed) {
     return { reasonCode: "237" }
+  }
+  return undefined
+}
+
+const checkReverse: Rule = (auth, { store, amountMinor, sameCurrency }) => {
+  const refused = refuseUnusableAuthorization(auth, sameCurrency, "241")
+  if (refused) {
+    return refused
   }
   const capture = auth.activeCaptureId
     ? store.get(auth.activeCaptureId)
@@ -203,37 +231,20 @@ function checkReverse(
     }
   }
   // Section 7, 239: a reversal releases the whole authorization.
-  if (amountMinor !== auth.amountMinor) {
-    return { reasonCode: "239" }
-  }
-  return {
-    reasonCode: "100",
-    apply: () => {
-      auth.reversed = true
-    },
-  }
+  return acceptWholeAmount(auth, amountMinor, () => {
+    auth.reversed = true
+  })
 }
 
-function checkCapture(
-  _store: TransactionStore,
-  auth: StoredTransaction,
-  amountMinor: number,
-  _body: Body,
-  currencyMatches: boolean
-): RuleOutcome {
+const checkCapture: Rule = (auth, { amountMinor, sameCurrency }) => {
   if (auth.step !== "AUTHORIZATION" && auth.step !== "AUTHENTICATION") {
     return { reasonCode: "241" }
   }
   // Section 7, 242: no authorization that succeeded (an authentication-only
   // request or a declined one), or the authorization is already used.
-  if (!isApprovedAuthorization(auth)) {
-    return { reasonCode: "242" }
-  }
-  if (!currencyMatches) {
-    return { reasonCode: "102" }
-  }
-  if (auth.reversed) {
-    return { reasonCode: "237" }
+  const refused = refuseUnusableAuthorization(auth, sameCurrency, "242")
+  if (refused) {
+    return refused
   }
   if (auth.activeCaptureId) {
     return { reasonCode: "242" }
@@ -252,13 +263,7 @@ function checkCapture(
   }
 }
 
-function checkRefund(
-  store: TransactionStore,
-  target: StoredTransaction,
-  amountMinor: number,
-  _body: Body,
-  currencyMatches: boolean
-): RuleOutcome {
+const checkRefund: Rule = (target, { store, amountMinor, sameCurrency }) => {
   let capture: StoredTransaction | undefined = target
   // The refund may name the capture or, for convenience, the authorization
   // it captured; both lead to the same capture (docs/sandbox.md).
@@ -275,7 +280,7 @@ function checkRefund(
   ) {
     return { reasonCode: "241" }
   }
-  if (!currencyMatches) {
+  if (!sameCurrency) {
     return { reasonCode: "102" }
   }
   if (capture.voided) {
@@ -297,13 +302,10 @@ function checkRefund(
   }
 }
 
-function checkVoid(
-  store: TransactionStore,
-  target: StoredTransaction,
-  amountMinor: number,
-  body: Body,
-  currencyMatches: boolean
-): RuleOutcome {
+const checkVoid: Rule = (
+  target,
+  { store, amountMinor, body, sameCurrency }
+) => {
   // Section 2.4 / 8: only a CAPTURE or a REFUND can be voided; anything else
   // is "the transaction type cannot be voided" (246).
   if (target.step !== "CAPTURE" && target.step !== "REFUND") {
@@ -312,7 +314,7 @@ function checkVoid(
   if (target.step !== body.type) {
     return { reasonCode: "102" }
   }
-  if (!currencyMatches) {
+  if (!sameCurrency) {
     return { reasonCode: "102" }
   }
   const status = store.captureStatus(target)
@@ -325,31 +327,37 @@ function checkVoid(
     // Voiding a capture with live refunds would leave credits for money never taken.
     return { reasonCode: "246" }
   }
+  return acceptWholeAmount(target, amountMinor, () => {
+    target.voided = true
+    const parent = store.get(
+      target.step === "REFUND"
+        ? (target.refundOf ?? "")
+        : target.originalTransactionId
+    )
+    if (
+      target.step === "CAPTURE" &&
+      parent?.activeCaptureId === target.transactionId
+    ) {
+      // Section 3, VOIDED: "the authorization itself is not deleted", so it
+      // can be captured again.
+      parent.activeCaptureId = undefined
+    }
+    if (target.step === "REFUND" && parent) {
+      parent.refundedMinor = (parent.refundedMinor ?? 0) - target.amountMinor
+    }
+  })
+}
+
+/** Reverse and void act on the whole amount or not at all (section 7, 239). */
+function acceptWholeAmount(
+  target: StoredTransaction,
+  amountMinor: number,
+  apply: () => void
+): RuleOutcome {
   if (amountMinor !== target.amountMinor) {
     return { reasonCode: "239" }
   }
-  return {
-    reasonCode: "100",
-    apply: () => {
-      target.voided = true
-      const parent = store.get(
-        target.step === "REFUND"
-          ? (target.refundOf ?? "")
-          : target.originalTransactionId
-      )
-      if (
-        target.step === "CAPTURE" &&
-        parent?.activeCaptureId === target.transactionId
-      ) {
-        // Section 3, VOIDED: "the authorization itself is not deleted", so it
-        // can be captured again.
-        parent.activeCaptureId = undefined
-      }
-      if (target.step === "REFUND" && parent) {
-        parent.refundedMinor = (parent.refundedMinor ?? 0) - target.amountMinor
-      }
-    },
-  }
+  return { reasonCode: "100", apply }
 }
 
 function isMissing(value: unknown): boolean {

@@ -1,11 +1,13 @@
-import { CardServiceSandbox, SandboxOptions } from "./sandbox-server"
+import { CardServiceSandbox } from "./sandbox-server"
+import { SandboxOptions } from "./sandbox-options"
 
-export { CardServiceSandbox, DEFAULT_CREDENTIALS } from "./sandbox-server"
+export { CardServiceSandbox } from "./sandbox-server"
+export { DEFAULT_CREDENTIALS } from "./sandbox-options"
 export type {
   SandboxCredentials,
   SandboxLogger,
   SandboxOptions,
-} from "./sandbox-server"
+} from "./sandbox-options"
 export type { CallbackDelivery, CallbackKnobs } from "./callback-delivery"
 export { DEFAULT_CALLBACK_KNOBS } from "./callback-delivery"
 export type { FaultSpec } from "./fault-knobs"

@@ -1,0 +1,24 @@
+import { CallbackDispatcher, CallbackKnobs } from "./callback-delivery"
+import { FaultQueue } from "./fault-knobs"
+import { SandboxCredentials, SandboxLogger } from "./sandbox-options"
+import { ChallengeSessions, VerificationCodes } from "./session-store"
+import { ReferenceWindow, TransactionStore } from "./transaction-store"
+
+/**
+ * What every endpoint handler works with: one sandbox's settings, stores and
+ * callback sender. The test controls build it and the router hands it on, so
+ * handlers are plain functions that keep no state of their own.
+ */
+export type SandboxContext = {
+  readonly credentials: SandboxCredentials
+  readonly logger: SandboxLogger
+  readonly now: () => number
+  readonly store: TransactionStore
+  readonly references: ReferenceWindow
+  readonly challenges: ChallengeSessions
+  readonly verificationCodes: VerificationCodes
+  readonly dispatcher: CallbackDispatcher
+  readonly faults: FaultQueue
+  /** The callback knobs in force for one merchantReferenceCode (global ones plus its own). */
+  knobsFor(merchantReferenceCode: string): CallbackKnobs
+}

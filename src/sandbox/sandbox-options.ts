@@ -1,0 +1,51 @@
+import { CallbackKnobs } from "./callback-delivery"
+
+export type SandboxCredentials = {
+  clientCode: string
+  clientSecret: string
+  /** The merchant code of section 5 (header or form field `verifyId`). */
+  verifyId: string
+  merchantId: string
+}
+
+export type SandboxLogger = {
+  debug?: (message: string) => void
+  info: (message: string) => void
+  warn: (message: string) => void
+  error: (message: string) => void
+}
+
+export type SandboxOptions = {
+  /** 0 (default) picks a free port. */
+  port?: number
+  /** Default 127.0.0.1: the sandbox is for this machine only. */
+  host?: string
+  credentials?: Partial<SandboxCredentials>
+  /** Lifetime of a merchant verification code; section 5 leaves it "not shown". Default 30 minutes. */
+  verificationTtlMs?: number
+  /** Time from an accepted capture or refund to TRANSMITTED. Default 5 minutes. */
+  settlementMs?: number
+  /** How long a 3DS challenge waits for the shopper. Default 30 minutes. */
+  challengeTtlMs?: number
+  /** Callback body encoding; wire-choices makes JSON the default. */
+  callbackFormat?: "json" | "form"
+  /** Initial callback knobs (see CallbackKnobs). */
+  callbackKnobs?: Partial<CallbackKnobs>
+  /** The clock behind verification lifetimes, the 104 window, expiry and settlement. */
+  now?: () => number
+  /** Receives one line per request at debug level; never card numbers or secrets. */
+  logger?: SandboxLogger
+}
+
+export const DEFAULT_CREDENTIALS: SandboxCredentials = {
+  clientCode: "sandbox-client",
+  clientSecret: "sandbox-secret",
+  verifyId: "sandbox-verify",
+  merchantId: "sandbox-merchant",
+}
+
+export const SILENT_LOGGER: SandboxLogger = {
+  info: () => undefined,
+  warn: () => undefined,
+  error: () => undefined,
+}

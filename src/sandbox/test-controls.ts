@@ -1,0 +1,226 @@
+import { randomBytes } from "node:crypto"
+import { currencyDigits, parseMajorAmount } from "./amount-rules"
+import {
+  CallbackDelivery,
+  CallbackDispatcher,
+  CallbackKnobs,
+  DEFAULT_CALLBACK_KNOBS,
+} from "./callback-delivery"
+import { brandOfNumber } from "./card-rules"
+import { FaultQueue, FaultSpec } from "./fault-knobs"
+import { approvedAmount } from "./payment-result"
+import { SandboxContext } from "./sandbox-context"
+import {
+  DEFAULT_CREDENTIALS,
+  SandboxCredentials,
+  SandboxOptions,
+  SILENT_LOGGER,
+} from "./sandbox-options"
+import { ChallengeSessions, VerificationCodes } from "./session-store"
+import { DEFAULT_CARD_BEHAVIOUR, findTestCard } from "./test-cards"
+import {
+  ReferenceWindow,
+  TransactionRecord,
+  TransactionStore,
+} from "./transaction-store"
+
+/**
+ * The in-process API that tests, scripts and the benchmark drive: the clock,
+ * callback knobs, faults, inspection of what happened, and set-up shortcuts.
+ * It owns the sandbox's state and hands it to the endpoint handlers as one
+ * SandboxContext; CardServiceSandbox adds the HTTP listener on top.
+ */
+export class SandboxTestControls {
+  readonly credentials: SandboxCredentials
+  /** Global callback knobs; assign fields at runtime (`sandbox.callbackKnobs.retries = 0`). */
+  readonly callbackKnobs: CallbackKnobs
+  settlementMs: number
+  verificationTtlMs: number
+  challengeTtlMs: number
+
+  protected readonly context: SandboxContext
+  private readonly knobsByReference = new Map<string, Partial<CallbackKnobs>>()
+  private readonly defaultCallbackFormat: "json" | "form"
+  private clockBase: () => number
+  private clockOffset = 0
+
+  constructor(protected readonly options: SandboxOptions = {}) {
+    this.credentials = { ...DEFAULT_CREDENTIALS, ...options.credentials }
+    this.settlementMs = options.settlementMs ?? 5 * 60 * 1000
+    this.verificationTtlMs = options.verificationTtlMs ?? 30 * 60 * 1000
+    this.challengeTtlMs = options.challengeTtlMs ?? 30 * 60 * 1000
+    this.defaultCallbackFormat = options.callbackFormat ?? "json"
+    this.callbackKnobs = {
+      ...DEFAULT_CALLBACK_KNOBS,
+      format: this.defaultCallbackFormat,
+      ...options.callbackKnobs,
+    }
+    this.clockBase = options.now ?? Date.now
+    const logger = options.logger ?? SILENT_LOGGER
+    this.context = {
+      credentials: this.credentials,
+      logger,
+      now: this.now,
+      store: new TransactionStore(this.now, () => this.settlementMs),
+      references: new ReferenceWindow(this.now),
+      challenges: new ChallengeSessions(this.now, () => this.challengeTtlMs),
+      verificationCodes: new VerificationCodes(
+        this.now,
+        () => this.verificationTtlMs
+      ),
+      dispatcher: new CallbackDispatcher(logger),
+      faults: new FaultQueue(),
+      knobsFor: (merchantReferenceCode) => ({
+        ...this.callbackKnobs,
+        ...this.knobsByReference.get(merchantReferenceCode),
+      }),
+    }
+  }
+
+  // Clock ---------------------------------------------------------------
+
+  /** The sandbox's current time in ms (the injected clock plus any advance). */
+  readonly now = (): number => this.clockBase() + this.clockOffset
+
+  /** Sets the clock to a fixed time or a time source; clears any advance. */
+  setClock(now: number | (() => number)): void {
+    this.clockBase = typeof now === "number" ? () => now : now
+    this.clockOffset = 0
+  }
+
+  advanceClock(ms: number): void {
+    this.clockOffset += ms
+  }
+
+  // Knobs ---------------------------------------------------------------
+
+  /** Changes callback knobs globally, or for one merchantReferenceCode only. */
+  setCallbackKnobs(
+    knobs: Partial<CallbackKnobs>,
+    merchantReferenceCode?: string
+  ): void {
+    if (merchantReferenceCode === undefined) {
+      Object.assign(this.callbackKnobs, knobs)
+      return
+    }
+    this.knobsByReference.set(merchantReferenceCode, {
+      ...this.knobsByReference.get(merchantReferenceCode),
+      ...knobs,
+    })
+  }
+
+  /** Queues a fault for the next matching JSON request(s). */
+  injectFault(fault: FaultSpec): void {
+    this.context.faults.add(fault)
+  }
+
+  clearFaults(): void {
+    this.context.faults.clear()
+  }
+
+  /** Back to the start-up knobs: callback knobs, per-reference knobs and faults. */
+  resetKnobs(): void {
+    Object.assign(this.callbackKnobs, DEFAULT_CALLBACK_KNOBS, {
+      format: this.defaultCallbackFormat,
+      ...this.options.callbackKnobs,
+    })
+    this.knobsByReference.clear()
+    this.context.faults.clear()
+  }
+
+  // Inspection ----------------------------------------------------------
+
+  /** Every recorded transaction as section 2.1 records, oldest first. */
+  transactions(): TransactionRecord[] {
+    const { store } = this.context
+    return store.all().map((tx) => store.toRecord(tx))
+  }
+
+  transaction(transactionId: string): TransactionRecord | undefined {
+    const { store } = this.context
+    const tx = store.get(transactionId)
+    return tx ? store.toRecord(tx) : undefined
+  }
+
+  /** Every callback attempt (and drop), in order, with the status the merchant answered. */
+  callbacks(): CallbackDelivery[] {
+    return [...this.context.dispatcher.deliveries]
+  }
+
+  /** Resolves once at least `count` attempts (or what `predicate` asks for) are recorded. */
+  waitForCallbacks(
+    countOrPredicate: number | ((deliveries: CallbackDelivery[]) => boolean),
+    timeoutMs = 5000
+  ): Promise<CallbackDelivery[]> {
+    const predicate =
+      typeof countOrPredicate === "number"
+        ? (d: CallbackDelivery[]) => d.length >= countOrPredicate
+        : countOrPredicate
+    return this.context.dispatcher.waitFor(predicate, timeoutMs)
+  }
+
+  // Set-up --------------------------------------------------------------
+
+  /** Issues a verification code as GET /authorize would, for test set-up. */
+  issueVerificationCode(): string {
+    return this.context.verificationCodes.issue()
+  }
+
+  /**
+   * Records an authorization as a frictionless payment with this card would,
+   * without a browser or a callback: for seeding follow-on tests and the
+   * benchmark. The card's outcome applies (a 203 card records a decline).
+   */
+  seedAuthorization(
+    options: {
+      amount?: string
+      currency?: string
+      cardNumber?: string
+      merchantReferenceCode?: string
+    } = {}
+  ): TransactionRecord {
+    const currency = options.currency ?? "978"
+    const digits = currencyDigits(currency)
+    const number = options.cardNumber ?? "4000000000001000"
+    const amountMinor =
+      digits === undefined
+        ? undefined
+        : parseMajorAmount(options.amount ?? "10.50", digits)
+    const card = findTestCard(number)
+    if (
+      digits === undefined ||
+      amountMinor === undefined ||
+      !brandOfNumber(number)
+    ) {
+      throw new Error(
+        "seedAuthorization: use an ISO 4217 numeric currency, a valid amount and a VISA, MASTER or JCB number"
+      )
+    }
+    const reasonCode = card?.reasonCode ?? DEFAULT_CARD_BEHAVIOUR.reasonCode
+    const { store } = this.context
+    const tx = store.add({
+      merchantId: this.credentials.merchantId,
+      merchantReferenceCode:
+        options.merchantReferenceCode ??
+        `seed-${randomBytes(6).toString("hex")}`,
+      originalTransactionId: "",
+      step: "AUTHORIZATION",
+      reasonCode,
+      cardType: card?.cardType ?? brandOfNumber(number)!,
+      currency,
+      digits,
+      amountMinor: approvedAmount(reasonCode, amountMinor),
+      cardPrefix: number.slice(0, 6),
+      cardSuffix: number.slice(-4),
+    })
+    return store.toRecord(tx)
+  }
+
+  /** Forgets transactions, duplicate-window entries, sessions and callback history. */
+  reset(): void {
+    this.context.store.clear()
+    this.context.references.clear()
+    this.context.challenges.clear()
+    this.context.dispatcher.deliveries.length = 0
+  }
+}
