@@ -24,7 +24,8 @@ export type PaymentState =
   /** Declined, failed 3DS, or not acceptable (amount, currency or reference mismatch). */
   | "failed"
 
-export type Operation = "authorization" | "capture" | "refund" | "void" | "reversal"
+export type Operation =
+  "authorization" | "capture" | "refund" | "void" | "reversal"
 
 export type TransactionLogEntry = {
   /** The service's transactionId; null when the outcome is unknown (no answer). */
@@ -134,9 +135,15 @@ export const SessionDataSchema = z.object({
   email: z.string().nullable(),
   card: z.object({ type: z.string(), suffix: z.string() }).nullable(),
   failure: z
-    .object({ code: z.string(), flag: z.string().nullable().optional(), message: z.string() })
+    .object({
+      code: z.string(),
+      flag: z.string().nullable().optional(),
+      message: z.string(),
+    })
     .nullable(),
-  capture: z.object({ transaction_id: z.string().nullable(), amount: z.number() }).nullable(),
+  capture: z
+    .object({ transaction_id: z.string().nullable(), amount: z.number() })
+    .nullable(),
   refunded_amount: z.number(),
   transactions: z.array(LogEntrySchema),
 })
@@ -152,4 +159,23 @@ export function logEntry(
   now: Date = new Date()
 ): TransactionLogEntry {
   return { ...entry, at: now.toISOString() }
+}
+
+/**
+ * The session's log with `entry` added, unless the log already holds that
+ * operation of that transaction (a repeated call reports it again).
+ */
+export function appendLogEntry(
+  session: Pick<CardServiceSessionData, "transactions">,
+  entry: Omit<TransactionLogEntry, "at">
+): TransactionLogEntry[] {
+  const duplicate = session.transactions.some(
+    (t) =>
+      t.transaction_id !== null &&
+      t.transaction_id === entry.transaction_id &&
+      t.operation === entry.operation
+  )
+  return duplicate
+    ? session.transactions
+    : [...session.transactions, logEntry(entry)]
 }

@@ -1,4 +1,8 @@
-import { createHmac, randomBytes, timingSafeEqual } from "node:crypto"
+import { createHmac, timingSafeEqual } from "node:crypto"
+import {
+  attemptReferenceParts,
+  newAttemptReference,
+} from "./merchant-reference"
 
 /**
  * Payment-session data is public and storefront-writable (Medusa merges the
@@ -8,14 +12,8 @@ import { createHmac, randomBytes, timingSafeEqual } from "node:crypto"
  */
 
 const SEAL_LENGTH = 22
+/** Short enough that a payment attempt's reference fits 50 characters (merchant-reference.ts). */
 const REFERENCE_MAC_LENGTH = 12
-/**
- * Medusa's payment-session ids are `payses_` + a ULID. The service's limit on
- * merchantReferenceCode is "not shown" (section 2.5) and the sandbox keeps it
- * to 50 characters, so the reference carries only the ULID:
- * 26 + 1 + 6 + 1 + 12 = 46 characters.
- */
-const SESSION_PREFIX = "payses_"
 
 export type SealedTerms = {
   sessionId: string
@@ -40,7 +38,8 @@ export class SessionSealer {
     merchantId: string
   }): SessionSealer {
     return new SessionSealer(
-      options.sessionSecret ?? `${options.merchantId}\u0000${options.clientSecret}`
+      options.sessionSecret ??
+        `${options.merchantId}\u0000${options.clientSecret}`
     )
   }
 
@@ -58,25 +57,23 @@ export class SessionSealer {
 
   /**
    * A fresh merchantReferenceCode for one payment attempt of a session
-   * (section 2.2). Fresh on every render, because the service declines a
-   * reference seen in the last 15 minutes with 104 (section 8) and a shopper
-   * who retries must not be trapped. It names the session and carries a MAC,
-   * so a transaction retrieved from the service can be tied back to exactly
-   * one session, and a reference the plugin did not make is recognised.
+   * (section 2.2; format in merchant-reference.ts). Its MAC ties a
+   * transaction retrieved from the service back to exactly one session, and
+   * a reference the plugin did not make is recognised.
    */
   newReference(sessionId: string): string {
-    const nonce = randomBytes(4).toString("base64url")
-    return `${compact(sessionId)}.${nonce}.${this.referenceMac(sessionId, nonce)}`
+    return newAttemptReference(sessionId, (id, nonce) =>
+      this.referenceMac(id, nonce)
+    )
   }
 
   /** Whether a reference was made by this plugin for this very session. */
   referenceBelongsTo(reference: unknown, sessionId: string): boolean {
-    if (typeof reference !== "string") return false
-    const parts = reference.split(".")
-    if (parts.length !== 3) return false
-    const [sessionPart, nonce, mac] = parts
-    if (sessionPart !== compact(sessionId) || !nonce || !mac) return false
-    return safeEqual(this.referenceMac(sessionId, nonce), mac)
+    const parts = attemptReferenceParts(reference, sessionId)
+    return (
+      parts !== null &&
+      safeEqual(this.referenceMac(sessionId, parts.nonce), parts.mac)
+    )
   }
 
   private referenceMac(sessionId: string, nonce: string): string {
@@ -89,12 +86,6 @@ export class SessionSealer {
       .digest("base64url")
       .slice(0, length)
   }
-}
-
-function compact(sessionId: string): string {
-  return sessionId.startsWith(SESSION_PREFIX)
-    ? sessionId.slice(SESSION_PREFIX.length)
-    : sessionId
 }
 
 function safeEqual(expected: string, actual: string): boolean {

@@ -1,0 +1,77 @@
+import type { Logger, PaymentProviderContext } from "@medusajs/framework/types"
+import type { OperationResult } from "../../lib/wire-schemas"
+import { isIndeterminate, isReason, toMedusaError } from "./error-mapping"
+import { followOnReference } from "./merchant-reference"
+import type { CardServiceSessionData } from "./session-data"
+
+/**
+ * What every follow-on (capture, refund, void, reversal; section 2.3) sends
+ * besides its amount and transaction, and how it is sent.
+ */
+
+/** The reference, currency and e-mail of a follow-on for a session. */
+export function followOnFields(
+  session: CardServiceSessionData,
+  key: string | undefined,
+  merchantEmail: string,
+  context?: PaymentProviderContext
+): { merchantReferenceCode: string; currency: string; email: string } {
+  return {
+    merchantReferenceCode: followOnReference(session.session_id, key),
+    currency: session.currency,
+    // Section 2.3 requires an e-mail; the store's stands in when the
+    // shopper's is not known.
+    email: session.email ?? context?.customer?.email ?? merchantEmail,
+  }
+}
+
+export type FollowOnSend<T> = {
+  send: () => Promise<OperationResult>
+  /** The session after the service acted. */
+  done: (result: OperationResult) => T
+  /** The reason codes with which the service refuses a repeat (section 7). */
+  doneCodes: ReadonlySet<string>
+  /**
+   * The session when the service refused because it already acted;
+   * `reasked` when that refusal answered the second sending.
+   */
+  alreadyDone: (reasonCode: string, reasked: boolean) => T | Promise<T>
+  /** For the MedusaError and the log: "capture", "reverse"... */
+  operation: string
+  logger: Logger
+  /** Logged before the second sending, where the store owner should see it. */
+  noAnswerWarning?: string
+}
+
+/**
+ * Sends a follow-on whose repeat the service refuses (242 for a second
+ * capture, 237 for a second reversal). A request that got no answer may or
+ * may not have acted (category "indeterminate"); because a repeat is
+ * refused, sending it once more settles which: either it acts now, or the
+ * refusal says the first one did. Not a blind retry (house style 6).
+ */
+export async function sendFollowOn<T>({
+  send,
+  done,
+  doneCodes,
+  alreadyDone,
+  operation,
+  logger,
+  noAnswerWarning,
+}: FollowOnSend<T>): Promise<T> {
+  try {
+    return done(await send())
+  } catch (error) {
+    if (isReason(error, doneCodes)) return alreadyDone(error.reasonCode, false)
+    if (!isIndeterminate(error)) throw toMedusaError(error, operation, logger)
+    if (noAnswerWarning) logger.warn(noAnswerWarning)
+    try {
+      return done(await send())
+    } catch (retryError) {
+      if (isReason(retryError, doneCodes)) {
+        return alreadyDone(retryError.reasonCode, true)
+      }
+      throw toMedusaError(retryError, operation, logger)
+    }
+  }
+}

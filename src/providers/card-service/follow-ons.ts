@@ -1,0 +1,251 @@
+import { MedusaError } from "@medusajs/framework/utils"
+import type { Logger, PaymentProviderContext } from "@medusajs/framework/types"
+import type { CardServiceClient } from "../../lib/card-service-client"
+import {
+  amountsEqual,
+  fromMinorUnits,
+  toMinorUnits,
+  toServiceAmount,
+  toVoidAmount,
+} from "../../lib/money"
+import type { AmountInput } from "../../lib/money"
+import type { OperationResult } from "../../lib/wire-schemas"
+import type { ApprovalReversal } from "./approval-reversal"
+import { isReason, toMedusaError } from "./error-mapping"
+import { followOnFields, sendFollowOn } from "./follow-on-request"
+import { appendLogEntry, type CardServiceSessionData } from "./session-data"
+
+/** Section 7, 242: the authorization is already used by a capture. */
+const ALREADY_CAPTURED = new Set(["242"])
+/** Section 7, 246: the capture was already submitted to the processor. */
+const NOT_VOIDABLE = new Set(["246"])
+
+type CaptureAnswer = Pick<OperationResult, "transactionId" | "reasonCode">
+
+/**
+ * Moving the money of an approved payment (section 2.3): capture, and
+ * giving it back by refund, or by void while the capture is still pending.
+ * Every method returns the whole session, as Medusa stores what it gets.
+ */
+export class FollowOns {
+  constructor(
+    private readonly client_: CardServiceClient,
+    private readonly reversal_: ApprovalReversal,
+    private readonly merchantEmail_: string,
+    private readonly logger_: Logger
+  ) {}
+
+  /**
+   * Captures the whole approval. `claimedCaptureId` is the capture the
+   * stored data names: only a hint, checked with retrieve.
+   */
+  async capture(
+    session: CardServiceSessionData,
+    key: string | undefined,
+    claimedCaptureId?: string | null
+  ): Promise<CardServiceSessionData> {
+    const input = {
+      ...followOnFields(session, key, this.merchantEmail_),
+      amount: session.amount,
+      originalTransactionId: session.transaction_id as string,
+    }
+    const captured = (
+      result: CaptureAnswer | null
+    ): CardServiceSessionData => ({
+      ...session,
+      state: "captured",
+      capture: {
+        transaction_id: result?.transactionId ?? null,
+        amount: session.amount,
+      },
+      transactions: appendLogEntry(session, {
+        transaction_id: result?.transactionId ?? null,
+        operation: "capture",
+        decision: "ACCEPT",
+        reason_code: result?.reasonCode ?? "242",
+        amount: session.amount,
+        key,
+      }),
+    })
+    return sendFollowOn({
+      send: () => this.client_.capture(input),
+      done: captured,
+      // One capture per approval, so a 242 means it is ours: success, not a
+      // second capture. After no answer, 242 means the first sending acted.
+      doneCodes: ALREADY_CAPTURED,
+      alreadyDone: async (_, reasked) =>
+        captured(
+          reasked ? null : await this.confirmCapture_(session, claimedCaptureId)
+        ),
+      operation: "capture",
+      logger: this.logger_,
+      noAnswerWarning: `card-service: capture of session ${session.session_id} had no answer; asking the service again`,
+    })
+  }
+
+  /**
+   * Refunds `amount` of the capture; a repeat of a refund Medusa already
+   * made (same key) is done. Throws NOT_ALLOWED before a capture.
+   */
+  async refund(
+    session: CardServiceSessionData,
+    amount: AmountInput,
+    context: PaymentProviderContext | undefined
+  ): Promise<CardServiceSessionData> {
+    const key = context?.idempotency_key
+    // A whole refund of a pending capture is logged as a void under the
+    // refund's key: a repeat of it is done too (refunding would get 247).
+    const done = session.transactions.some(
+      (t) =>
+        (t.operation === "refund" || t.operation === "void") &&
+        t.key === key &&
+        t.decision === "ACCEPT"
+    )
+    if (key && done) return session
+    const capture = session.capture
+    if (!capture) {
+      throw new MedusaError(
+        MedusaError.Types.NOT_ALLOWED,
+        "card-service: this payment has not been captured, so there is nothing to refund (cancel the order to release the approval)"
+      )
+    }
+    const refundAmount = toServiceAmount(amount, session.currency_code)
+    if (
+      session.transactions.some((t) => t.operation === "capture" && t.voided)
+    ) {
+      // The capture was voided at the service (the admin's void): no money
+      // was taken, so there is nothing to give back and the service would
+      // refuse a refund (247). What is left is the authorization, standing
+      // again: release it, and let Medusa book the refund.
+      const released = await this.reversal_.releaseAuthorization(session)
+      return withRefunded(released, session, refundAmount)
+    }
+    const voided = await this.voidWholeCaptureIfPending_(
+      session,
+      refundAmount,
+      key
+    )
+    if (voided) return voided
+
+    let result: OperationResult
+    try {
+      result = await this.client_.refund({
+        ...followOnFields(session, key, this.merchantEmail_, context),
+        amount: refundAmount,
+        // The capture is what a refund gives back (section 2.3); when the
+        // service never named the capture, the sandbox and the service
+        // accept the authorization it captured.
+        originalTransactionId:
+          capture.transaction_id ?? (session.transaction_id as string),
+      })
+    } catch (error) {
+      throw toMedusaError(error, "refund", this.logger_)
+    }
+    return withRefunded(
+      {
+        ...session,
+        transactions: appendLogEntry(session, {
+          transaction_id: result.transactionId,
+          operation: "refund",
+          decision: "ACCEPT",
+          reason_code: result.reasonCode,
+          amount: refundAmount,
+          key,
+        }),
+      },
+      session,
+      refundAmount
+    )
+  }
+
+  /**
+   * The capture that a 242 refers to, when the stored data names one: 242
+   * does not say which capture used the approval, and a void of the whole
+   * capture needs its id. Kept only if the service's record shows it is a
+   * live capture of this very authorization.
+   */
+  private async confirmCapture_(
+    session: CardServiceSessionData,
+    claimedCaptureId: string | null | undefined
+  ): Promise<CaptureAnswer | null> {
+    if (!claimedCaptureId) return null
+    const record = await this.client_
+      .retrieve(claimedCaptureId)
+      .catch(() => null)
+    const confirmed =
+      record?.step === "CAPTURE" &&
+      record.status === "successful" &&
+      record.captureStatus !== "VOIDED" &&
+      record.originalTransactionId === session.transaction_id
+    return confirmed
+      ? { transactionId: record.transactionId, reasonCode: record.reasonCode }
+      : null
+  }
+
+  /**
+   * A full refund of a capture the service has not yet sent to the processor
+   * is a void of the capture (section 2.4): the shopper's money never moves,
+   * and the store owner pays no refund. Anything else is a refund (null).
+   */
+  private async voidWholeCaptureIfPending_(
+    session: CardServiceSessionData,
+    refundAmount: number,
+    key: string | undefined
+  ): Promise<CardServiceSessionData | null> {
+    const capture = session.capture
+    if (!capture?.transaction_id || session.refunded_amount !== 0) return null
+    if (!amountsEqual(refundAmount, capture.amount, session.currency_code)) {
+      return null
+    }
+    const record = await this.client_
+      .retrieve(capture.transaction_id)
+      .catch(() => null)
+    if (record?.captureStatus !== "PENDING") return null
+    try {
+      const result = await this.client_.void({
+        ...followOnFields(session, key, this.merchantEmail_),
+        amount: toVoidAmount(capture.amount, session.currency_code),
+        transactionId: capture.transaction_id,
+        type: "CAPTURE",
+      })
+      const transactions = session.transactions.map((t) =>
+        t.transaction_id === capture.transaction_id ? { ...t, voided: true } : t
+      )
+      return await this.reversal_.releaseAuthorization({
+        ...session,
+        refunded_amount: capture.amount,
+        transactions: appendLogEntry(
+          { transactions },
+          {
+            transaction_id: result.transactionId,
+            operation: "void",
+            decision: "ACCEPT",
+            reason_code: result.reasonCode,
+            amount: capture.amount,
+            key,
+          }
+        ),
+      })
+    } catch (error) {
+      // 246: it was transmitted meanwhile. A refund does the job then.
+      if (isReason(error, NOT_VOIDABLE)) return null
+      throw toMedusaError(error, "void", this.logger_)
+    }
+  }
+}
+
+/** `result` with `amount` added to what `before` had refunded. */
+function withRefunded(
+  result: CardServiceSessionData,
+  before: CardServiceSessionData,
+  amount: number
+): CardServiceSessionData {
+  const minor = (value: number) => toMinorUnits(value, before.currency_code)
+  return {
+    ...result,
+    refunded_amount: fromMinorUnits(
+      minor(before.refunded_amount) + minor(amount),
+      before.currency_code
+    ),
+  }
+}
