@@ -6,6 +6,7 @@
  * card-brand choice and a Luhn check.
  */
 import { SERVICE_CARD_TYPE_LABELS } from "./card-brands"
+import { BILLING_FIELD_INFO, BILLING_FIELDS } from "./form-field-rules"
 
 export type PaymentPageInput = {
   /** The service's /order/start. */
@@ -26,18 +27,6 @@ export type PaymentPageInput = {
   /** The year to start the expiry list at (injectable for tests). */
   currentYear: number
 }
-
-const BILLING_LABELS: Array<[string, string, string]> = [
-  ["firstName", "First name", "given-name"],
-  ["lastName", "Last name", "family-name"],
-  ["email", "E-mail", "email"],
-  ["phone", "Phone", "tel"],
-  ["address", "Address", "street-address"],
-  ["city", "City", "address-level2"],
-  ["postalCode", "Postal code", "postal-code"],
-  ["state", "State (US and Canada only)", "address-level1"],
-  ["country", "Country (2 letters)", "country"],
-]
 
 /** Escapes text for HTML element content and double-quoted attributes. */
 export function escapeHtml(value: unknown): string {
@@ -87,11 +76,11 @@ export function renderPaymentPage(input: PaymentPageInput): string {
         `<input type="hidden" name="${escapeHtml(name)}" value="${escapeHtml(value)}">`
     )
     .join("\n      ")
-  const billing = BILLING_LABELS.map(([name, label, autocomplete]) => {
-    const required = name === "state" ? "" : " required"
+  const billing = BILLING_FIELDS.map((name) => {
+    const { label, autocomplete, required } = BILLING_FIELD_INFO[name]
     const extra = name === "country" ? ' maxlength="2" minlength="2" pattern="[A-Za-z]{2}"' : ""
     return `<label>${escapeHtml(label)}
-          <input name="${name}" value="${escapeHtml(input.billing[name] ?? "")}" autocomplete="${autocomplete}"${required}${extra}>
+          <input name="${name}" value="${escapeHtml(input.billing[name] ?? "")}" autocomplete="${autocomplete}"${required ? " required" : ""}${extra}>
         </label>`
   }).join("\n        ")
   const months = Array.from({ length: 12 }, (_, i) => String(i + 1).padStart(2, "0"))

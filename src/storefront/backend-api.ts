@@ -1,4 +1,4 @@
-import { CARD_FIELDS } from "./form-fields"
+import { CARD_FIELDS } from "../lib/form-field-rules"
 import { CardServiceStorefrontError } from "./storefront-error"
 
 /** The subset of `fetch` the helper uses, so tests and server code can inject one. */

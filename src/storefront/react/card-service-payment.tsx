@@ -8,15 +8,14 @@ import {
   isValidCardNumber,
   SERVICE_CARD_TYPE_LABELS,
 } from "../../lib/card-brands"
-import type { FetchLike } from "../backend-api"
 import {
   BILLING_FIELD_INFO,
   BILLING_FIELDS,
   BillingField,
-  BillingOverrides,
   countryTakesState,
-} from "../form-fields"
-import { submitCardServiceForm } from "../form-submit"
+} from "../../lib/form-field-rules"
+import type { FetchLike } from "../backend-api"
+import { submitCardServiceForm, type BillingOverrides } from "../form-submit"
 import { CardServiceStorefrontError } from "../storefront-error"
 import { useCardServiceForm } from "./use-card-service-form"
 

@@ -1,7 +1,7 @@
 import type { MedusaRequest, MedusaResponse } from "@medusajs/framework/http"
 import { MedusaError } from "@medusajs/framework/utils"
 import { preparePaymentAttempt } from "../../../../../../checkout/payment-attempt"
-import { CARD_FIELDS } from "../../../../../../providers/card-service/form-fields"
+import { CARD_FIELDS } from "../../../../../../lib/form-field-rules"
 
 /**
  * GET /store/card-service/sessions/:session_id/form - everything a custom
