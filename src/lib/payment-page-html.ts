@@ -93,17 +93,10 @@ export function renderPaymentPage(input: PaymentPageInput): string {
     ([value, label]) => `<option value="${value}">${escapeHtml(label)}</option>`
   ).join("")
 
-  return `<!doctype html>
-<html lang="en">
-<head>
-  <meta charset="utf-8">
-  <meta name="viewport" content="width=device-width, initial-scale=1">
-  <meta name="referrer" content="no-referrer">
-  <title>Pay ${escapeHtml(input.amountText)} - ${escapeHtml(input.storeName)}</title>
-  <style nonce="${escapeHtml(input.nonce)}">${PAGE_CSS}</style>
-</head>
-<body>
-  <main>
+  return htmlDocument({
+    title: `Pay ${input.amountText} - ${input.storeName}`,
+    nonce: input.nonce,
+    body: `  <main>
     <h1>Pay ${escapeHtml(input.amountText)}</h1>
     <p class="muted">${escapeHtml(input.storeName)} &middot; your card details go straight to the card service; this shop never sees them.</p>
     <form id="card-service-form" method="POST" action="${escapeHtml(input.action)}" enctype="application/x-www-form-urlencoded" autocomplete="on">
@@ -134,9 +127,8 @@ export function renderPaymentPage(input: PaymentPageInput): string {
       <p><a href="${escapeHtml(input.cancelUrl)}">Back to the shop</a></p>
     </form>
   </main>
-  <script src="${escapeHtml(input.scriptUrl)}" defer></script>
-</body>
-</html>`
+  <script src="${escapeHtml(input.scriptUrl)}" defer></script>`,
+  })
 }
 
 /** A page with a title and a sentence, for sessions that cannot be paid. */
@@ -149,21 +141,30 @@ export function renderMessagePage(input: {
   const link = input.link
     ? `<p><a href="${escapeHtml(input.link.href)}">${escapeHtml(input.link.text)}</a></p>`
     : ""
+  return htmlDocument({
+    title: input.title,
+    nonce: input.nonce,
+    body: `  <main>
+    <h1>${escapeHtml(input.title)}</h1>
+    <p>${escapeHtml(input.message)}</p>
+    ${link}
+  </main>`,
+  })
+}
+
+/** The frame of both pages: no referrer leaves them, and only the nonce'd style applies. */
+function htmlDocument(page: { title: string; nonce: string; body: string }): string {
   return `<!doctype html>
 <html lang="en">
 <head>
   <meta charset="utf-8">
   <meta name="viewport" content="width=device-width, initial-scale=1">
   <meta name="referrer" content="no-referrer">
-  <title>${escapeHtml(input.title)}</title>
-  <style nonce="${escapeHtml(input.nonce)}">${PAGE_CSS}</style>
+  <title>${escapeHtml(page.title)}</title>
+  <style nonce="${escapeHtml(page.nonce)}">${PAGE_CSS}</style>
 </head>
 <body>
-  <main>
-    <h1>${escapeHtml(input.title)}</h1>
-    <p>${escapeHtml(input.message)}</p>
-    ${link}
-  </main>
+${page.body}
 </body>
 </html>`
 }
