@@ -1,24 +1,13 @@
 import type { MedusaContainer } from "@medusajs/framework/types"
+import type { CardServiceSessionState } from "../api/store/card-service/response-types"
 import { loadCardServiceSession } from "./provider-lookup"
 import { cartOfSession } from "./settle-payment"
-
-export type SessionSummary = {
-  id: string
-  /** Medusa's session status: pending, authorized, captured, error, ... */
-  status: string
-  /** paid (an order exists), failed, or pending. */
-  outcome: "paid" | "failed" | "pending"
-  order_id: string | null
-  cart_id: string | null
-  failure: { code: string; message: string } | null
-  pay_url: string
-}
 
 /** What a polling storefront needs to know about a session; null if it is not ours. */
 export async function summarizeSession(
   container: MedusaContainer,
   sessionId: string
-): Promise<SessionSummary | null> {
+): Promise<CardServiceSessionState | null> {
   const found = await loadCardServiceSession(container, sessionId)
   if (!found) {
     return null

@@ -5,6 +5,7 @@
  * headers (clientSecret, Authorization) and section 2.2 puts the card number
  * in a form field (cardAccountNumber); none of them may be written anywhere.
  */
+import { passesLuhn } from "./luhn"
 
 export const REDACTED = "[redacted]"
 
@@ -17,21 +18,6 @@ const SECRET_KEY =
  * length range of card numbers (ISO/IEC 7812).
  */
 const DIGIT_RUN = /(?<![\d])\d(?:[ -]?\d){11,18}(?![\d])/g
-
-function passesLuhn(digits: string): boolean {
-  let sum = 0
-  let double = false
-  for (let i = digits.length - 1; i >= 0; i--) {
-    let d = digits.charCodeAt(i) - 48
-    if (double) {
-      d *= 2
-      if (d > 9) d -= 9
-    }
-    sum += d
-    double = !double
-  }
-  return sum % 10 === 0
-}
 
 /**
  * Masks card-number-like digit runs in free text, keeping the last four.

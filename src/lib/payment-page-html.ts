@@ -6,6 +6,7 @@
  * card-brand choice and a Luhn check.
  */
 import { SERVICE_CARD_TYPE_LABELS } from "./card-brands"
+import { BILLING_FIELD_INFO, BILLING_FIELDS } from "./form-field-rules"
 
 export type PaymentPageInput = {
   /** The service's /order/start. */
@@ -26,18 +27,6 @@ export type PaymentPageInput = {
   /** The year to start the expiry list at (injectable for tests). */
   currentYear: number
 }
-
-const BILLING_LABELS: Array<[string, string, string]> = [
-  ["firstName", "First name", "given-name"],
-  ["lastName", "Last name", "family-name"],
-  ["email", "E-mail", "email"],
-  ["phone", "Phone", "tel"],
-  ["address", "Address", "street-address"],
-  ["city", "City", "address-level2"],
-  ["postalCode", "Postal code", "postal-code"],
-  ["state", "State (US and Canada only)", "address-level1"],
-  ["country", "Country (2 letters)", "country"],
-]
 
 /** Escapes text for HTML element content and double-quoted attributes. */
 export function escapeHtml(value: unknown): string {
@@ -87,11 +76,11 @@ export function renderPaymentPage(input: PaymentPageInput): string {
         `<input type="hidden" name="${escapeHtml(name)}" value="${escapeHtml(value)}">`
     )
     .join("\n      ")
-  const billing = BILLING_LABELS.map(([name, label, autocomplete]) => {
-    const required = name === "state" ? "" : " required"
+  const billing = BILLING_FIELDS.map((name) => {
+    const { label, autocomplete, required } = BILLING_FIELD_INFO[name]
     const extra = name === "country" ? ' maxlength="2" minlength="2" pattern="[A-Za-z]{2}"' : ""
     return `<label>${escapeHtml(label)}
-          <input name="${name}" value="${escapeHtml(input.billing[name] ?? "")}" autocomplete="${autocomplete}"${required}${extra}>
+          <input name="${name}" value="${escapeHtml(input.billing[name] ?? "")}" autocomplete="${autocomplete}"${required ? " required" : ""}${extra}>
         </label>`
   }).join("\n        ")
   const months = Array.from({ length: 12 }, (_, i) => String(i + 1).padStart(2, "0"))
@@ -104,17 +93,10 @@ export function renderPaymentPage(input: PaymentPageInput): string {
     ([value, label]) => `<option value="${value}">${escapeHtml(label)}</option>`
   ).join("")
 
-  return `<!doctype html>
-<html lang="en">
-<head>
-  <meta charset="utf-8">
-  <meta name="viewport" content="width=device-width, initial-scale=1">
-  <meta name="referrer" content="no-referrer">
-  <title>Pay ${escapeHtml(input.amountText)} - ${escapeHtml(input.storeName)}</title>
-  <style nonce="${escapeHtml(input.nonce)}">${PAGE_CSS}</style>
-</head>
-<body>
-  <main>
+  return htmlDocument({
+    title: `Pay ${input.amountText} - ${input.storeName}`,
+    nonce: input.nonce,
+    body: `  <main>
     <h1>Pay ${escapeHtml(input.amountText)}</h1>
     <p class="muted">${escapeHtml(input.storeName)} &middot; your card details go straight to the card service; this shop never sees them.</p>
     <form id="card-service-form" method="POST" action="${escapeHtml(input.action)}" enctype="application/x-www-form-urlencoded" autocomplete="on">
@@ -145,9 +127,8 @@ export function renderPaymentPage(input: PaymentPageInput): string {
       <p><a href="${escapeHtml(input.cancelUrl)}">Back to the shop</a></p>
     </form>
   </main>
-  <script src="${escapeHtml(input.scriptUrl)}" defer></script>
-</body>
-</html>`
+  <script src="${escapeHtml(input.scriptUrl)}" defer></script>`,
+  })
 }
 
 /** A page with a title and a sentence, for sessions that cannot be paid. */
@@ -160,21 +141,30 @@ export function renderMessagePage(input: {
   const link = input.link
     ? `<p><a href="${escapeHtml(input.link.href)}">${escapeHtml(input.link.text)}</a></p>`
     : ""
+  return htmlDocument({
+    title: input.title,
+    nonce: input.nonce,
+    body: `  <main>
+    <h1>${escapeHtml(input.title)}</h1>
+    <p>${escapeHtml(input.message)}</p>
+    ${link}
+  </main>`,
+  })
+}
+
+/** The frame of both pages: no referrer leaves them, and only the nonce'd style applies. */
+function htmlDocument(page: { title: string; nonce: string; body: string }): string {
   return `<!doctype html>
 <html lang="en">
 <head>
   <meta charset="utf-8">
   <meta name="viewport" content="width=device-width, initial-scale=1">
   <meta name="referrer" content="no-referrer">
-  <title>${escapeHtml(input.title)}</title>
-  <style nonce="${escapeHtml(input.nonce)}">${PAGE_CSS}</style>
+  <title>${escapeHtml(page.title)}</title>
+  <style nonce="${escapeHtml(page.nonce)}">${PAGE_CSS}</style>
 </head>
 <body>
-  <main>
-    <h1>${escapeHtml(input.title)}</h1>
-    <p>${escapeHtml(input.message)}</p>
-    ${link}
-  </main>
+${page.body}
 </body>
 </html>`
 }

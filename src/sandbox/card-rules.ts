@@ -10,24 +10,6 @@ export function isMastercardType(cardType: string): boolean {
   return cardType === "MASTER" || cardType === "MASTERCARD"
 }
 
-/** Luhn (mod 10) check; a failure is reason 231, "invalid account number". */
-export function passesLuhn(digits: string): boolean {
-  let sum = 0
-  let double = false
-  for (let i = digits.length - 1; i >= 0; i--) {
-    let d = digits.charCodeAt(i) - 48
-    if (double) {
-      d *= 2
-      if (d > 9) {
-        d -= 9
-      }
-    }
-    sum += d
-    double = !double
-  }
-  return sum % 10 === 0
-}
-
 /** The card company that issues a number, from its leading digits (IIN ranges). */
 export function brandOfNumber(
   digits: string

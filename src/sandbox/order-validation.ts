@@ -1,6 +1,7 @@
 import { isValid as isCountryCode } from "i18n-iso-countries"
 import { currencyDigits, parseMajorAmount } from "./amount-rules"
-import { cardTypeMatchesNumber, isCardType, passesLuhn } from "./card-rules"
+import { passesLuhn } from "../lib/luhn"
+import { cardTypeMatchesNumber, isCardType } from "./card-rules"
 
 /** The fields of section 2.2 the merchant must always send. */
 const REQUIRED_FIELDS = [

@@ -1,5 +1,12 @@
-import { CARD_FIELDS } from "./form-fields"
+import type {
+  CardServiceFormDescriptor,
+  CardServiceSessionState,
+} from "../api/store/card-service/response-types"
+import { CARD_FIELDS } from "../lib/form-field-rules"
 import { CardServiceStorefrontError } from "./storefront-error"
+
+// The routes' answers, typed where the routes are; published from here.
+export type { CardServiceFormDescriptor, CardServiceSessionState }
 
 /** The subset of `fetch` the helper uses, so tests and server code can inject one. */
 export type FetchLike = (
@@ -27,34 +34,6 @@ export type BackendOptions = {
   /** Defaults to the global fetch. */
   fetch?: FetchLike
   signal?: AbortSignal
-}
-
-/**
- * What GET /store/card-service/sessions/:id/form answers: the form a browser
- * posts to the service's /order/start (section 4.2). `fields` holds every
- * hidden field of one attempt, with a fresh merchantReferenceCode and the
- * merchant verification code, and the billing fields prefilled from the cart.
- */
-export type CardServiceFormDescriptor = {
-  action: string
-  method: "POST"
-  enctype: "application/x-www-form-urlencoded"
-  fields: Record<string, string>
-  card_fields: string[]
-}
-
-/** What GET /store/card-service/sessions/:id answers, for a storefront that polls. */
-export type CardServiceSessionState = {
-  id: string
-  /** Medusa's session status: pending, authorized, captured, error, ... */
-  status: string
-  /** paid (an order exists), failed, or pending (no result yet). */
-  outcome: "paid" | "failed" | "pending"
-  order_id: string | null
-  cart_id: string | null
-  failure: { code: string; message: string } | null
-  /** The hosted payment page of this session: a way to try again. */
-  pay_url: string
 }
 
 function sessionPath(options: BackendOptions, suffix = ""): string {

@@ -4,13 +4,13 @@ import {
   isValidCardNumber,
   ServiceCardType,
 } from "../lib/card-brands"
-import type { CardServiceFormDescriptor } from "./backend-api"
 import {
   BILLING_FIELDS,
-  BillingOverrides,
-  CARD_FIELDS,
+  BillingField,
+  CardField,
   countryTakesState,
-} from "./form-fields"
+} from "../lib/form-field-rules"
+import type { CardServiceFormDescriptor } from "./backend-api"
 import { CardServiceStorefrontError } from "./storefront-error"
 
 export type CardInput = {
@@ -26,6 +26,11 @@ export type CardInput = {
    */
   cardType?: ServiceCardType | string | null
 }
+
+/** The shopper's billing edits: a value replaces the prefilled one, "" or null removes it. */
+export type BillingOverrides = Partial<
+  Record<BillingField, string | null | undefined>
+>
 
 export type SubmitOptions = {
   /** The document to build the form in; defaults to the global one. */
@@ -105,7 +110,7 @@ export function cardServiceFormFields(
   if (fields.state !== undefined && !countryTakesState(fields.country)) {
     delete fields.state
   }
-  const cardValues: Record<(typeof CARD_FIELDS)[number], string> = {
+  const cardValues: Record<CardField, string> = {
     cardAccountNumber: digits,
     cardType,
     cardExpirationMonth: String(month).padStart(2, "0"),

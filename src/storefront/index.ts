@@ -26,14 +26,14 @@ export type {
   PollOptions,
 } from "./backend-api"
 export { cardServiceFormFields, submitCardServiceForm } from "./form-submit"
-export type { CardInput, SubmitOptions } from "./form-submit"
+export type { BillingOverrides, CardInput, SubmitOptions } from "./form-submit"
 export {
   BILLING_FIELD_INFO,
   BILLING_FIELDS,
   CARD_FIELDS,
   countryTakesState,
-} from "./form-fields"
-export type { BillingField, BillingOverrides, CardField } from "./form-fields"
+} from "../lib/form-field-rules"
+export type { BillingField, CardField } from "../lib/form-field-rules"
 export { parseReturnParams } from "./return-params"
 export type { CardServiceReturn } from "./return-params"
 export { CardServiceStorefrontError } from "./storefront-error"

@@ -2,7 +2,8 @@ import { readFileSync } from "node:fs"
 import path from "node:path"
 import { describeReasonCode } from "../../src/lib/reason-codes"
 import { startSandbox, TEST_CARDS, TEST_INPUTS } from "../../src/sandbox"
-import { brandOfNumber, passesLuhn } from "../../src/sandbox/card-rules"
+import { passesLuhn } from "../../src/lib/luhn"
+import { brandOfNumber } from "../../src/sandbox/card-rules"
 
 const DOC = readFileSync(
   path.resolve(__dirname, "../../docs/sandbox.md"),

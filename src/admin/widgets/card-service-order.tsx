@@ -12,6 +12,7 @@ import {
   toast,
   usePrompt,
 } from "@medusajs/ui"
+import { LoadError } from "../components/load-error"
 import { SectionRow } from "../components/section-row"
 import {
   errorText,
@@ -76,14 +77,9 @@ function PaymentPanel({ paymentId }: { paymentId: string }) {
       )}
       {error && (
         <div className="flex flex-col gap-3 px-6 py-4">
-          <Alert variant="error" data-testid="card-service-error">
+          <LoadError testId="card-service-error" onRetry={() => refetch()}>
             {errorText(error)}
-          </Alert>
-          <div>
-            <Button size="small" variant="secondary" onClick={() => refetch()}>
-              Try again
-            </Button>
-          </div>
+          </LoadError>
         </div>
       )}
       {data && <PaymentDetails paymentId={paymentId} data={data} />}

@@ -1,39 +1,16 @@
+import {
+  BILLING_FIELDS,
+  countryTakesState,
+  type BillingField,
+} from "../../lib/form-field-rules"
 import { stateForCountry, toCountryAlpha2 } from "../../lib/iso-codes"
 import type { CardServiceSessionData } from "./session-data"
 
 /** The cardholder and billing fields of section 2.2 that the store can prefill. */
-export type BillingDetails = {
-  firstName: string
-  lastName: string
-  country: string
+export type BillingDetails = Record<Exclude<BillingField, "state">, string> & {
+  /** Only for the United States and Canada. */
   state?: string
-  city: string
-  address: string
-  postalCode: string
-  phone: string
-  email: string
 }
-
-/** What the shopper types on the payment form; never seen by the Medusa server. */
-export const CARD_FIELDS = [
-  "cardAccountNumber",
-  "cardType",
-  "cardExpirationMonth",
-  "cardExpirationYear",
-] as const
-
-/** The billing fields in the order a form shows them. */
-export const BILLING_FIELDS = [
-  "firstName",
-  "lastName",
-  "email",
-  "phone",
-  "address",
-  "city",
-  "postalCode",
-  "state",
-  "country",
-] as const
 
 type CartAddress = {
   first_name?: string | null
@@ -55,11 +32,13 @@ export function billingFromCart(cart: {
 }): Partial<BillingDetails> {
   const address = cart.billing_address?.country_code
     ? cart.billing_address
-    : cart.shipping_address ?? cart.billing_address ?? {}
+    : (cart.shipping_address ?? cart.billing_address ?? {})
   const details: Partial<BillingDetails> = {
     firstName: text(address?.first_name),
     lastName: text(address?.last_name),
-    address: [address?.address_1, address?.address_2].filter(Boolean).join(", "),
+    address: [address?.address_1, address?.address_2]
+      .filter(Boolean)
+      .join(", "),
     city: text(address?.city),
     postalCode: text(address?.postal_code),
     phone: text(address?.phone),
@@ -96,8 +75,7 @@ export function paymentFormFields(
     const value = billing[name]
     if (value) fields[name] = value
   }
-  // State is for the United States and Canada only (section 2.2).
-  if (fields.state && fields.country !== "US" && fields.country !== "CA") {
+  if (fields.state && !countryTakesState(fields.country)) {
     delete fields.state
   }
   return fields

@@ -8,15 +8,14 @@ import {
   isValidCardNumber,
   SERVICE_CARD_TYPE_LABELS,
 } from "../../lib/card-brands"
-import type { FetchLike } from "../backend-api"
 import {
   BILLING_FIELD_INFO,
   BILLING_FIELDS,
   BillingField,
-  BillingOverrides,
   countryTakesState,
-} from "../form-fields"
-import { submitCardServiceForm } from "../form-submit"
+} from "../../lib/form-field-rules"
+import type { FetchLike } from "../backend-api"
+import { submitCardServiceForm, type BillingOverrides } from "../form-submit"
 import { CardServiceStorefrontError } from "../storefront-error"
 import { useCardServiceForm } from "./use-card-service-form"
 
@@ -223,72 +222,33 @@ export function CardServicePayment(props: CardServicePaymentProps) {
             {numberError ?? ""}
           </span>
         </div>
-        <div className="card-service-payment__field">
-          <label className="card-service-payment__label" htmlFor={`${id}-type`}>
-            Card company
-          </label>
-          <select
-            id={`${id}-type`}
-            className="card-service-payment__select"
-            required
-            value={cardType}
-            onChange={(event) => setCardType(event.target.value)}
-          >
-            <option value="">Choose…</option>
-            {SERVICE_CARD_TYPE_LABELS.map(([value, label]) => (
-              <option key={value} value={value}>
-                {label}
-              </option>
-            ))}
-          </select>
-        </div>
+        <SelectField
+          id={`${id}-type`}
+          label="Card company"
+          placeholder="Choose…"
+          options={SERVICE_CARD_TYPE_LABELS}
+          value={cardType}
+          onChange={setCardType}
+        />
         <div className="card-service-payment__row">
-          <div className="card-service-payment__field">
-            <label
-              className="card-service-payment__label"
-              htmlFor={`${id}-month`}
-            >
-              Expiry month
-            </label>
-            <select
-              id={`${id}-month`}
-              className="card-service-payment__select"
-              autoComplete="cc-exp-month"
-              required
-              value={month}
-              onChange={(event) => setMonth(event.target.value)}
-            >
-              <option value="">MM</option>
-              {MONTHS.map((m) => (
-                <option key={m} value={m}>
-                  {m}
-                </option>
-              ))}
-            </select>
-          </div>
-          <div className="card-service-payment__field">
-            <label
-              className="card-service-payment__label"
-              htmlFor={`${id}-year`}
-            >
-              Expiry year
-            </label>
-            <select
-              id={`${id}-year`}
-              className="card-service-payment__select"
-              autoComplete="cc-exp-year"
-              required
-              value={year}
-              onChange={(event) => setYear(event.target.value)}
-            >
-              <option value="">YYYY</option>
-              {years.map((y) => (
-                <option key={y} value={y}>
-                  {y}
-                </option>
-              ))}
-            </select>
-          </div>
+          <SelectField
+            id={`${id}-month`}
+            label="Expiry month"
+            autoComplete="cc-exp-month"
+            placeholder="MM"
+            options={MONTHS.map((m) => [m, m])}
+            value={month}
+            onChange={setMonth}
+          />
+          <SelectField
+            id={`${id}-year`}
+            label="Expiry year"
+            autoComplete="cc-exp-year"
+            placeholder="YYYY"
+            options={years.map((y) => [y, y])}
+            value={year}
+            onChange={setYear}
+          />
         </div>
       </fieldset>
       {showBilling ? (
@@ -353,6 +313,40 @@ export function CardServicePayment(props: CardServicePaymentProps) {
         them.
       </p>
     </form>
+  )
+}
+
+/** A required select of the card fieldset, whose empty first choice means "not chosen yet". */
+function SelectField(props: {
+  id: string
+  label: string
+  autoComplete?: string
+  placeholder: string
+  options: ReadonlyArray<readonly [value: string, label: string]>
+  value: string
+  onChange: (value: string) => void
+}) {
+  return (
+    <div className="card-service-payment__field">
+      <label className="card-service-payment__label" htmlFor={props.id}>
+        {props.label}
+      </label>
+      <select
+        id={props.id}
+        className="card-service-payment__select"
+        autoComplete={props.autoComplete}
+        required
+        value={props.value}
+        onChange={(event) => props.onChange(event.target.value)}
+      >
+        <option value="">{props.placeholder}</option>
+        {props.options.map(([value, label]) => (
+          <option key={value} value={value}>
+            {label}
+          </option>
+        ))}
+      </select>
+    </div>
   )
 }
 

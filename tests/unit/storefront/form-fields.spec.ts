@@ -1,4 +1,3 @@
-import * as provider from "../../../src/providers/card-service/form-fields"
 import {
   BILLING_FIELDS,
   CARD_FIELDS,
@@ -32,13 +31,6 @@ const card = {
   expiryMonth: "3",
   expiryYear: "2029",
 }
-
-describe("the storefront's field lists", () => {
-  it("are the provider's (copied to keep country tables out of browser bundles)", () => {
-    expect([...CARD_FIELDS]).toEqual([...provider.CARD_FIELDS])
-    expect([...BILLING_FIELDS]).toEqual([...provider.BILLING_FIELDS])
-  })
-})
 
 describe("cardServiceFormFields: what the browser posts", () => {
   it("adds the card (digits only, detected company, MM and YYYY) to every hidden field", () => {

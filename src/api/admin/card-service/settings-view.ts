@@ -9,44 +9,7 @@ import {
 } from "../../../checkout/provider-lookup"
 import { serviceBaseUrl } from "../../../providers/card-service/options"
 import type CardServiceProviderService from "../../../providers/card-service/service"
-
-export type RegionLink = {
-  id: string
-  name: string
-  currency_code: string
-  countries: string[]
-  /** Path inside the admin dashboard (its router adds the /app base). */
-  admin_path: string
-}
-
-/**
- * What the settings page shows for one configured provider. Built from an
- * allow-list of option fields: clientCode, clientSecret, sessionSecret and
- * verification codes never leave the server.
- */
-export type ProviderSettings = {
-  id: string
-  is_enabled: boolean
-  mode: "test" | "live"
-  service_url: string
-  merchant_id: string
-  verify_id: string
-  urls: {
-    /** Patterns with {session_id}: what the provider puts in each payment form (section 2.2). */
-    callback: string
-    return: string
-    pay_page: string
-    form_fields: string
-    /** Where the shopper lands after the return route, unless the storefront asked otherwise. */
-    storefront_return: string
-    allowed_return_origins: string[]
-  }
-  auto_capture: boolean
-  windowed: boolean
-  redirect_on_failure: boolean
-  regions_enabled: RegionLink[]
-  regions_not_enabled: RegionLink[]
-}
+import type { ProviderSettings, RegionLink } from "./response-types"
 
 /** The card-service providers this store has registered and built. */
 export async function cardServiceProviders(

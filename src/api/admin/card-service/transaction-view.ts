@@ -2,40 +2,14 @@ import { CardServiceError } from "../../../lib/card-service-error"
 import type { CardServiceClient } from "../../../lib/card-service-client"
 import { fromNumericCurrency } from "../../../lib/iso-codes"
 import { describeReasonCode } from "../../../lib/reason-codes"
-import type {
-  CaptureStatus,
-  TransactionRecord,
-} from "../../../lib/wire-schemas"
+import type { TransactionRecord } from "../../../lib/wire-schemas"
 import type {
   CardServiceSessionData,
   Operation,
   TransactionLogEntry,
 } from "../../../providers/card-service/session-data"
+import type { TransactionRow } from "./response-types"
 import { isServiceFailure } from "./service-failure"
-
-/** One service transaction of a payment as the admin shows it. */
-export type TransactionRow = {
-  transaction_id: string | null
-  operation: Operation
-  /** The record's step (AUTHORIZATION, CAPTURE, REFUND, VOID, REVERSAL...); null without a record. */
-  step: string | null
-  status: TransactionRecord["status"] | null
-  reason: { code: string; flag: string | null; meaning: string } | null
-  capture_status: CaptureStatus | null
-  amount: number | null
-  currency_code: string
-  card: { brand: string; masked: string } | null
-  original_transaction_id: string | null
-  /** When this store recorded it (payment.data), if it did. */
-  recorded_at: string | null
-  voided: boolean
-  /** Only captures and refunds can be voided (section 2.4), and only while PENDING. */
-  voidable: boolean
-  /** Why a capture or refund cannot be voided now; null when it can or is no payout. */
-  not_voidable_reason: string | null
-  /** Set when the service could not show this transaction. */
-  problem: string | null
-}
 
 const OPERATION_BY_STEP: Record<string, Operation> = {
   AUTHORIZATION: "authorization",

@@ -11,6 +11,7 @@ import {
   Text,
 } from "@medusajs/ui"
 import { Link } from "react-router-dom"
+import { LoadError } from "../../../components/load-error"
 import { SectionRow } from "../../../components/section-row"
 import {
   errorText,
@@ -40,14 +41,9 @@ const CardServiceSettingsPage = () => {
   if (error || !data) {
     return (
       <Container className="flex flex-col gap-3 px-6 py-4">
-        <Alert variant="error">
+        <LoadError onRetry={() => refetch()}>
           Could not load the card-service settings: {errorText(error)}
-        </Alert>
-        <div>
-          <Button size="small" variant="secondary" onClick={() => refetch()}>
-            Try again
-          </Button>
-        </div>
+        </LoadError>
       </Container>
     )
   }

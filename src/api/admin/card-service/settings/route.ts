@@ -2,6 +2,7 @@ import type {
   AuthenticatedMedusaRequest,
   MedusaResponse,
 } from "@medusajs/framework/http"
+import type { SettingsResponse } from "../response-types"
 import { providerSettings } from "../settings-view"
 
 /**
@@ -16,5 +17,5 @@ export async function GET(
 ) {
   const providers = await providerSettings(req.scope)
   res.setHeader("Cache-Control", "no-store")
-  res.json({ providers })
+  res.json({ providers } satisfies SettingsResponse)
 }

@@ -5,6 +5,7 @@ import type {
 import { MedusaError } from "@medusajs/framework/utils"
 import { CardServiceError } from "../../../../lib/card-service-error"
 import { serviceBaseUrl } from "../../../../providers/card-service/options"
+import type { TestConnectionResponse } from "../response-types"
 import { cardServiceProviders } from "../settings-view"
 import type { AdminCardServiceTestConnectionType } from "../validators"
 
@@ -46,7 +47,11 @@ export async function POST(
   res.setHeader("Cache-Control", "no-store")
   try {
     const { latencyMs } = await chosen.provider.client.testConnection()
-    res.json({ ...answer, ok: true, latency_ms: latencyMs })
+    res.json({
+      ...answer,
+      ok: true,
+      latency_ms: latencyMs,
+    } satisfies TestConnectionResponse)
   } catch (error) {
     if (!CardServiceError.is(error)) throw error
     res.json({
@@ -57,6 +62,6 @@ export async function POST(
         message: error.message,
         http_status: error.httpStatus ?? null,
       },
-    })
+    } satisfies TestConnectionResponse)
   }
 }

@@ -2,7 +2,7 @@ import type { MedusaRequest, MedusaResponse } from "@medusajs/framework/http"
 import { setPageHeaders, nonce, sendMessagePage } from "../../../../checkout/html-response"
 import { preparePaymentAttempt } from "../../../../checkout/payment-attempt"
 import { paymentPageCsp, renderPaymentPage } from "../../../../lib/payment-page-html"
-import { BILLING_FIELDS } from "../../../../providers/card-service/form-fields"
+import { isBillingField } from "../../../../lib/form-field-rules"
 
 /**
  * GET /card-service/pay/:session_id - the hosted payment page. Outside /store
@@ -33,7 +33,7 @@ export async function GET(req: MedusaRequest, res: MedusaResponse) {
   const hidden: Record<string, string> = {}
   const billing: Record<string, string> = {}
   for (const [name, value] of Object.entries(fields)) {
-    if ((BILLING_FIELDS as readonly string[]).includes(name)) billing[name] = value
+    if (isBillingField(name)) billing[name] = value
     else hidden[name] = value
   }
   const value = nonce()

@@ -4,8 +4,13 @@ import type {
 } from "@medusajs/framework/http"
 import { fromMinorUnits, toMinorUnits } from "../../../../../../lib/money"
 import { loadCardServicePayment } from "../../../payment-access"
+import type {
+  MoneyTotals,
+  PaymentTransactionsResponse,
+  TransactionRow,
+} from "../../../response-types"
 import { isServiceFailure, sendServiceFailure } from "../../../service-failure"
-import { transactionRows, type TransactionRow } from "../../../transaction-view"
+import { transactionRows } from "../../../transaction-view"
 
 /**
  * GET /admin/card-service/payments/:payment_id/transactions - each service
@@ -35,7 +40,7 @@ export async function GET(
       transactions: [],
       problem:
         "This payment's card-service data is missing or was altered, so its service transactions cannot be listed",
-    })
+    } satisfies PaymentTransactionsResponse)
     return
   }
 
@@ -58,7 +63,7 @@ export async function GET(
     payment: { ...summary, service, notes: notes(medusa, service, currency) },
     transactions: rows,
     problem: null,
-  })
+  } satisfies PaymentTransactionsResponse)
 }
 
 /** Successful, not voided CAPTURE or REFUND amounts, summed in minor units. */
@@ -86,8 +91,8 @@ function total(
  * that the provider turned into a void of the capture keeps both at zero.
  */
 function notes(
-  medusa: { captured: number; refunded: number },
-  service: { captured: number; refunded: number },
+  medusa: MoneyTotals,
+  service: MoneyTotals,
   currency: string
 ): string[] {
   const minor = (value: number) => toMinorUnits(value, currency)

@@ -15,6 +15,7 @@ import {
   loadCardServicePayment,
   savePaymentData,
 } from "../../../payment-access"
+import type { VoidResponse } from "../../../response-types"
 import { isServiceFailure, sendServiceFailure } from "../../../service-failure"
 import type { CardServiceSessionData } from "../../../../../../providers/card-service/session-data"
 import type { AdminCardServiceVoidType } from "../../../validators"
@@ -172,7 +173,7 @@ async function voidPayout(
       type === "CAPTURE"
         ? "Medusa still shows this payment as captured: it has no way to undo a capture."
         : "Medusa still counts this refund: it has no way to undo a refund.",
-  })
+  } satisfies VoidResponse)
 }
 
 /**

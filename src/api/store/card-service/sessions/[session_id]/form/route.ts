@@ -1,7 +1,8 @@
 import type { MedusaRequest, MedusaResponse } from "@medusajs/framework/http"
 import { MedusaError } from "@medusajs/framework/utils"
 import { preparePaymentAttempt } from "../../../../../../checkout/payment-attempt"
-import { CARD_FIELDS } from "../../../../../../providers/card-service/form-fields"
+import { CARD_FIELDS } from "../../../../../../lib/form-field-rules"
+import type { CardServiceFormDescriptor } from "../../../response-types"
 
 /**
  * GET /store/card-service/sessions/:session_id/form - everything a custom
@@ -31,7 +32,7 @@ export async function GET(req: MedusaRequest, res: MedusaResponse) {
       method: "POST",
       enctype: "application/x-www-form-urlencoded",
       fields: attempt.fields,
-      card_fields: CARD_FIELDS,
-    },
+      card_fields: [...CARD_FIELDS],
+    } satisfies CardServiceFormDescriptor,
   })
 }

@@ -1,8 +1,9 @@
 /**
- * The field names of the payment form (section 2.2) a storefront deals with.
- * Copied from src/providers/card-service/form-fields.ts rather than imported,
- * because that file pulls country tables into a browser bundle; a unit test
- * (tests/unit/storefront/form-fields.spec.ts) keeps the two lists equal.
+ * The rules of the payment form's fields (section 2.2), in one place for the
+ * provider (which prefills the form), the hosted payment page and the
+ * storefront helper (which posts it). It imports nothing: the storefront
+ * bundles it into browsers, where country tables or server code would only
+ * add weight.
  */
 
 /** What the shopper types; never sent to the Medusa server. */
@@ -28,11 +29,8 @@ export const BILLING_FIELDS = [
 
 export type CardField = (typeof CARD_FIELDS)[number]
 export type BillingField = (typeof BILLING_FIELDS)[number]
-export type BillingOverrides = Partial<
-  Record<BillingField, string | null | undefined>
->
 
-/** Labels and autocomplete tokens for the billing inputs of a custom form. */
+/** Labels and autocomplete tokens for the billing inputs of a form. */
 export const BILLING_FIELD_INFO: Readonly<
   Record<
     BillingField,
@@ -70,4 +68,9 @@ export const BILLING_FIELD_INFO: Readonly<
 export function countryTakesState(country: string | undefined): boolean {
   const code = (country ?? "").trim().toUpperCase()
   return code === "US" || code === "CA"
+}
+
+/** True for the names of BILLING_FIELDS. */
+export function isBillingField(name: string): name is BillingField {
+  return (BILLING_FIELDS as readonly string[]).includes(name)
 }

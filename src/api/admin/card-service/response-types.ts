@@ -1,0 +1,132 @@
+/**
+ * The answers of the /admin/card-service routes, as types only. The routes
+ * build them and the admin screens (src/admin) read them, so both import
+ * them from here. The admin imports this file with `import type`, which the
+ * admin bundler erases: keep it free of values, and import into it only with
+ * `import type`, so no server code can follow it into the browser.
+ */
+import type { CardServiceErrorCategory } from "../../../lib/card-service-error"
+import type {
+  CaptureStatus,
+  TransactionRecord,
+} from "../../../lib/wire-schemas"
+import type { Operation } from "../../../providers/card-service/session-data"
+
+export type RegionLink = {
+  id: string
+  name: string
+  currency_code: string
+  countries: string[]
+  /** Path inside the admin dashboard (its router adds the /app base). */
+  admin_path: string
+}
+
+/**
+ * What the settings page shows for one configured provider. Built from an
+ * allow-list of option fields: clientCode, clientSecret, sessionSecret and
+ * verification codes never leave the server.
+ */
+export type ProviderSettings = {
+  id: string
+  is_enabled: boolean
+  mode: "test" | "live"
+  service_url: string
+  merchant_id: string
+  verify_id: string
+  urls: {
+    /** Patterns with {session_id}: what the provider puts in each payment form (section 2.2). */
+    callback: string
+    return: string
+    pay_page: string
+    form_fields: string
+    /** Where the shopper lands after the return route, unless the storefront asked otherwise. */
+    storefront_return: string
+    allowed_return_origins: string[]
+  }
+  auto_capture: boolean
+  windowed: boolean
+  redirect_on_failure: boolean
+  regions_enabled: RegionLink[]
+  regions_not_enabled: RegionLink[]
+}
+
+/** GET /admin/card-service/settings */
+export type SettingsResponse = { providers: ProviderSettings[] }
+
+/** POST /admin/card-service/test-connection: a failed test is still a 200. */
+export type TestConnectionResponse = {
+  provider_id: string
+  service_url: string
+  checked_at: string
+} & (
+  | { ok: true; latency_ms: number }
+  | {
+      ok: false
+      error: {
+        category: CardServiceErrorCategory
+        message: string
+        http_status: number | null
+      }
+    }
+)
+
+/** One service transaction of a payment as the admin shows it. */
+export type TransactionRow = {
+  transaction_id: string | null
+  operation: Operation
+  /** The record's step (AUTHORIZATION, CAPTURE, REFUND, VOID, REVERSAL...); null without a record. */
+  step: string | null
+  status: TransactionRecord["status"] | null
+  reason: { code: string; flag: string | null; meaning: string } | null
+  capture_status: CaptureStatus | null
+  amount: number | null
+  currency_code: string
+  card: { brand: string; masked: string } | null
+  original_transaction_id: string | null
+  /** When this store recorded it (payment.data), if it did. */
+  recorded_at: string | null
+  voided: boolean
+  /** Only captures and refunds can be voided (section 2.4), and only while PENDING. */
+  voidable: boolean
+  /** Why a capture or refund cannot be voided now; null when it can or is no payout. */
+  not_voidable_reason: string | null
+  /** Set when the service could not show this transaction. */
+  problem: string | null
+}
+
+/** Captured and refunded totals, in major units. */
+export type MoneyTotals = { captured: number; refunded: number }
+
+/** GET /admin/card-service/payments/:payment_id/transactions */
+export type PaymentTransactionsResponse = {
+  payment: {
+    id: string
+    provider_id: string
+    currency_code: string
+    amount: number
+    state: string | null
+    medusa: MoneyTotals
+    /** Null when payment.data cannot be read, so the service was not asked. */
+    service: MoneyTotals | null
+    /** Where Medusa's totals and the service's differ, and which way. */
+    notes: string[]
+  }
+  transactions: TransactionRow[]
+  problem: string | null
+}
+
+/** POST /admin/card-service/payments/:payment_id/void */
+export type VoidResponse = {
+  voided: {
+    transaction_id: string
+    type: "CAPTURE" | "REFUND"
+    amount: number
+    currency_code: string
+    /** Null when the void's answer was lost and the record showed it done. */
+    void_transaction_id: string | null
+    reason_code: string | null
+  }
+  /** payment.data's refunded_amount after the void. */
+  refunded_amount: number
+  medusa_note: string
+}

@@ -1,0 +1,161 @@
+import fs from "node:fs"
+import path from "node:path"
+import ts from "typescript"
+
+/**
+ * Two bundles run in browsers and share source with the server: the
+ * storefront helper (./storefront, ./storefront/react) and the admin screens.
+ * Both read server-side definitions (the form's field rules, the routes'
+ * answers); these tests keep server code from following them in.
+ */
+
+const SRC = path.resolve(__dirname, "../../src")
+
+type ImportEdge = {
+  from: string
+  specifier: string
+  /** Erased by every compiler: `import type`, `export type`, or only `type` names. */
+  typeOnly: boolean
+}
+
+function importsOf(file: string): ImportEdge[] {
+  const source = ts.createSourceFile(
+    file,
+    fs.readFileSync(file, "utf8"),
+    ts.ScriptTarget.Latest,
+    false,
+    file.endsWith(".tsx") ? ts.ScriptKind.TSX : ts.ScriptKind.TS
+  )
+  const edges: ImportEdge[] = []
+  for (const statement of source.statements) {
+    if (
+      ts.isImportDeclaration(statement) &&
+      ts.isStringLiteral(statement.moduleSpecifier)
+    ) {
+      const clause = statement.importClause
+      const named = clause?.namedBindings
+      const typeOnly =
+        !!clause &&
+        (clause.isTypeOnly ||
+          (!clause.name &&
+            !!named &&
+            ts.isNamedImports(named) &&
+            named.elements.length > 0 &&
+            named.elements.every((e) => e.isTypeOnly)))
+      edges.push({
+        from: file,
+        specifier: statement.moduleSpecifier.text,
+        typeOnly,
+      })
+    } else if (
+      ts.isExportDeclaration(statement) &&
+      statement.moduleSpecifier &&
+      ts.isStringLiteral(statement.moduleSpecifier)
+    ) {
+      edges.push({
+        from: file,
+        specifier: statement.moduleSpecifier.text,
+        typeOnly: statement.isTypeOnly,
+      })
+    }
+  }
+  return edges
+}
+
+function resolveLocal(from: string, specifier: string): string {
+  const base = path.resolve(path.dirname(from), specifier)
+  const candidates = [".ts", ".tsx", "/index.ts", "/index.tsx"].map(
+    (ending) => base + ending
+  )
+  const found = candidates.find((candidate) => fs.existsSync(candidate))
+  if (!found) throw new Error(`${specifier} from ${from} does not resolve`)
+  return found
+}
+
+/** Every file and package that ends up in the JavaScript of the entries. */
+function runtimeGraph(entries: string[]) {
+  const files = new Set<string>()
+  const packages = new Set<string>()
+  const visit = (file: string) => {
+    if (files.has(file)) return
+    files.add(file)
+    for (const edge of importsOf(file)) {
+      if (edge.typeOnly) continue
+      if (edge.specifier.startsWith(".")) {
+        visit(resolveLocal(file, edge.specifier))
+      } else {
+        packages.add(edge.specifier)
+      }
+    }
+  }
+  entries.forEach((entry) => visit(path.join(SRC, entry)))
+  return {
+    files: [...files].map((f) => path.relative(SRC, f)).sort(),
+    packages: [...packages].sort(),
+  }
+}
+
+function sourceFiles(dir: string): string[] {
+  return fs
+    .readdirSync(dir, { withFileTypes: true })
+    .flatMap((entry) =>
+      entry.isDirectory()
+        ? sourceFiles(path.join(dir, entry.name))
+        : /\.tsx?$/.test(entry.name)
+          ? [path.join(dir, entry.name)]
+          : []
+    )
+}
+
+describe("the storefront entries (bundled into shoppers' browsers)", () => {
+  const graph = runtimeGraph([
+    "storefront/index.ts",
+    "storefront/react/index.ts",
+  ])
+
+  it("need no package but card-validator and react: no @medusajs, no zod, no country tables", () => {
+    expect(graph.packages).toEqual(["card-validator", "react"])
+  })
+
+  it("reach only the storefront and framework-free lib files", () => {
+    const outside = graph.files.filter(
+      (file) => !file.startsWith("storefront/") && !file.startsWith("lib/")
+    )
+    expect(outside).toEqual([])
+    expect(graph.files).toContain("lib/form-field-rules.ts")
+  })
+})
+
+describe("the admin screens (bundled into the dashboard)", () => {
+  const admin = path.join(SRC, "admin")
+
+  it("import the routes' answer types, and anything else outside src/admin, as types only", () => {
+    const valueImportsOut = sourceFiles(admin)
+      .flatMap(importsOf)
+      .filter(
+        (edge) =>
+          edge.specifier.startsWith(".") &&
+          !edge.typeOnly &&
+          !resolveLocal(edge.from, edge.specifier).startsWith(admin + path.sep)
+      )
+      .map((edge) => `${path.relative(SRC, edge.from)} -> ${edge.specifier}`)
+    expect(valueImportsOut).toEqual([])
+  })
+
+  it("take no server package at run time", () => {
+    const packages = new Set(
+      sourceFiles(admin)
+        .flatMap(importsOf)
+        .filter((edge) => !edge.typeOnly && !edge.specifier.startsWith("."))
+        .map((edge) => edge.specifier)
+    )
+    const server = [...packages].filter(
+      (name) =>
+        name === "zod" ||
+        name === "undici" ||
+        name.startsWith("@medusajs/framework") ||
+        name === "@medusajs/medusa"
+    )
+    expect(server).toEqual([])
+  })
+})
