@@ -9,6 +9,7 @@ import {
   descendants,
   killAll,
   listening,
+  shellEnv,
   waitUntilGone,
 } from "../helpers/process-tree"
 
@@ -42,17 +43,6 @@ function storeProject(): string {
     path.join(dir, "node_modules", ".bin", "card-service-sandbox")
   )
   return dir
-}
-
-/** The environment of a shell, not of the npm that runs jest. */
-function shellEnv(): NodeJS.ProcessEnv {
-  const env: NodeJS.ProcessEnv = {}
-  for (const [key, value] of Object.entries(process.env)) {
-    if (!/^npm_/i.test(key)) env[key] = value
-  }
-  env.npm_config_update_notifier = "false"
-  env.npm_config_fund = "false"
-  return env
 }
 
 describe("the sandbox started through npm stops with it", () => {

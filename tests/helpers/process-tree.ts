@@ -94,3 +94,15 @@ function readStat(pid: number): { state: string; ppid: number } | null {
     return null
   }
 }
+
+/** The environment of a shell, not of the npm that runs jest. */
+export function shellEnv(): NodeJS.ProcessEnv {
+  const env: NodeJS.ProcessEnv = {}
+  for (const [key, value] of Object.entries(process.env)) {
+    if (!/^npm_/i.test(key)) env[key] = value
+  }
+  env.npm_config_update_notifier = "false"
+  env.npm_config_fund = "false"
+  env.npm_config_audit = "false"
+  return env
+}
