@@ -7,9 +7,9 @@ import { shellEnv } from "./process-tree"
 const ROOT = path.resolve(__dirname, "../..")
 
 /**
- * What `npm pack` copied out of the repository. Left out: installed and
- * built things, and this machine's state. The `files` list in package.json
- * decides what of the rest ends up in the tarball.
+ * Folders the copy to pack leaves out: installed and built things and this
+ * machine's state. The `files` list in package.json decides what of the rest
+ * ends up in the tarball.
  */
 const NOT_COPIED = new Set([
   "node_modules",
@@ -19,6 +19,7 @@ const NOT_COPIED = new Set([
   ".cache",
   "test-results",
   "coverage",
+  ".next",
 ])
 
 export type PackedFile = { path: string; size: number }
@@ -49,8 +50,11 @@ export async function packFreshCopy(): Promise<PackedPackage> {
     recursive: true,
     filter: (source) => {
       const relative = path.relative(ROOT, source)
-      const top = relative.split(path.sep)[0]
-      return !NOT_COPIED.has(top) && !relative.endsWith(".tgz")
+      // Any folder of these names (a nested example app's node_modules too).
+      return (
+        !relative.split(path.sep).some((part) => NOT_COPIED.has(part)) &&
+        !relative.endsWith(".tgz")
+      )
     },
   })
   fs.symlinkSync(
