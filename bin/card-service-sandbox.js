@@ -1,6 +1,7 @@
 #!/usr/bin/env node
 // Runs the card-service sandbox (src/sandbox) as a process, for the demo and
-// for manual testing. Prints one JSON line when ready; SIGINT/SIGTERM close it.
+// for manual testing. Prints one JSON line when ready; SIGINT/SIGTERM close it,
+// also when sent to the npx or npm that started it (see stopWithStarter).
 "use strict"
 
 const path = require("node:path")
@@ -119,6 +120,32 @@ function newerThan(dir, mtimeMs) {
     .some((name) => fs.statSync(path.join(dir, name)).mtimeMs > mtimeMs)
 }
 
+/**
+ * npx, `npm exec` and `npm run` start a bin as the child of a `sh -c` and
+ * pass a SIGTERM or SIGINT sent to npm on to that shell only. The shell dies
+ * of it, and this process, adopted by init, would keep serving and hold its
+ * port. So when npm started us (it sets npm_lifecycle_event), our parent
+ * going away stops us too. Started directly, the signals reach this process
+ * itself and nothing is watched, so `nohup` and service managers keep their
+ * usual meaning.
+ */
+function stopWithStarter(env, onGone) {
+  if (env.npm_lifecycle_event === undefined) {
+    return
+  }
+  const parent = process.ppid
+  const timer = setInterval(() => {
+    if (process.ppid !== parent) {
+      clearInterval(timer)
+      onGone()
+    }
+  }, PARENT_POLL_MS)
+  timer.unref()
+}
+
+// How soon after npm is stopped the sandbox follows; a ppid read is cheap.
+const PARENT_POLL_MS = 200
+
 async function main() {
   const { values, verbose } = parseArgs(process.argv.slice(2), process.env)
   const format = values["callback-format"]
@@ -170,6 +197,10 @@ async function main() {
   // Handlers first: whoever reads the ready line may signal at once.
   process.on("SIGINT", stop)
   process.on("SIGTERM", stop)
+  stopWithStarter(process.env, () => {
+    log("info")("the npm process that started the sandbox has ended: stopping")
+    stop()
+  })
   const { clientCode, clientSecret, verifyId, merchantId } = sandbox.credentials
   process.stdout.write(
     `${JSON.stringify({ url: sandbox.url, clientCode, clientSecret, verifyId, merchantId })}\n`

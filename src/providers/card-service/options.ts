@@ -1,13 +1,72 @@
 import { z } from "zod"
 
+/**
+ * `process.env.X` is "" for `X=` in a .env file, which is how a store leaves
+ * a setting it does not use (a live URL in test mode). Every option treats a
+ * blank string as not set, here in the schema, so any medusa-config that
+ * passes environment variables straight through works, not only ours.
+ */
+function unsetWhenBlank(value: unknown): unknown {
+  return typeof value === "string" && value.trim() === "" ? undefined : value
+}
+
+const fromEnv = <T extends z.ZodType>(schema: T) =>
+  z.preprocess(unsetWhenBlank, schema)
+
 const url = z
-  .string()
+  .string({ error: "must be an absolute URL such as https://shop.example.com" })
   .url("must be an absolute URL such as https://shop.example.com")
   .transform((value) => value.replace(/\/+$/, ""))
 
 const required = (hint: string) => {
   const message = `is required: ${hint}`
-  return z.string({ error: message }).min(1, message)
+  return fromEnv(z.string({ error: message }).min(1, message))
+}
+
+/** A switch; "true" and "false" are what an environment variable can carry. */
+const flag = (fallback: boolean) =>
+  z.preprocess(
+    (value) => {
+      const given = unsetWhenBlank(value)
+      if (given === "true") return true
+      if (given === "false") return false
+      return given
+    },
+    z.boolean({ error: "must be true or false" }).default(fallback)
+  )
+
+const milliseconds = (fallback: number) => {
+  const message = "must be a whole number of milliseconds above 0"
+  return z.preprocess(
+    (value) => {
+      const given = unsetWhenBlank(value)
+      return typeof given === "string" && /^\d+$/.test(given.trim())
+        ? Number(given)
+        : given
+    },
+    z
+      .number({ error: message })
+      .int(message)
+      .positive(message)
+      .default(fallback)
+  )
+}
+
+/**
+ * The environment variable the README's medusa-config snippet reads each
+ * option from, so a bad value can be traced to the line of .env that set it.
+ */
+export const OPTION_ENV_NAMES: Readonly<Record<string, string>> = {
+  clientCode: "CARD_SERVICE_CLIENT_CODE",
+  clientSecret: "CARD_SERVICE_CLIENT_SECRET",
+  verifyId: "CARD_SERVICE_VERIFY_ID",
+  merchantId: "CARD_SERVICE_MERCHANT_ID",
+  mode: "CARD_SERVICE_MODE",
+  testUrl: "CARD_SERVICE_TEST_URL",
+  liveUrl: "CARD_SERVICE_LIVE_URL",
+  backendUrl: "MEDUSA_BACKEND_URL",
+  storefrontUrl: "STOREFRONT_URL",
+  sessionSecret: "CARD_SERVICE_SESSION_SECRET",
 }
 
 /**
@@ -22,85 +81,118 @@ export const CardServiceOptionsSchema = z
     /** Client secret paired with clientCode. Never logged, never sent to a browser. */
     clientSecret: required("the client secret the card service gave you"),
     /** The merchant code (`verifyId`) sent with every payment operation (section 5). */
-    verifyId: required("the verifyId (merchant code) the card service gave you"),
+    verifyId: required(
+      "the verifyId (merchant code) the card service gave you"
+    ),
     /** The merchant MID (`merchantId`) of sections 2.2-2.4. */
     merchantId: required("your merchant MID"),
     /** Which address of the service to use: `test` ({test_base_url}) or `live` ({base_url}). */
-    mode: z.enum(["test", "live"]).default("test"),
+    mode: fromEnv(
+      z
+        .enum(["test", "live"], { error: 'must be "test" or "live"' })
+        .default("test")
+    ),
     /** The service's test address. Required when mode is `test`. */
-    testUrl: url.optional(),
+    testUrl: fromEnv(url.optional()),
     /** The service's live address. Required when mode is `live`. */
-    liveUrl: url.optional(),
+    liveUrl: fromEnv(url.optional()),
     /**
      * The public URL of this Medusa backend. The card service posts results to
      * `{backendUrl}/card-service/callback/...` and sends the browser back to
      * `{backendUrl}/card-service/return/...`, so it must be reachable from both.
      */
-    backendUrl: url,
+    backendUrl: fromEnv(url),
     /** The storefront the shopper returns to after paying. */
-    storefrontUrl: url,
+    storefrontUrl: fromEnv(url),
     /**
      * Further origins a storefront may ask the shopper to be returned to
      * (besides storefrontUrl's own). Anything else is refused, so the return
-     * route is no open redirect.
+     * route is no open redirect. From the environment: comma-separated.
      */
-    allowedReturnOrigins: z.array(url).default([]),
+    allowedReturnOrigins: z.preprocess(
+      (value) => {
+        const given = unsetWhenBlank(value)
+        return typeof given === "string"
+          ? given
+              .split(",")
+              .map((origin) => origin.trim())
+              .filter(Boolean)
+          : given
+      },
+      z.array(url, { error: "must be a list of absolute URLs" }).default([])
+    ),
     /**
      * E-mail sent with follow-ons (2.3 requires one) when the shopper's is not
      * known. Defaults to payments@ the storefront's host.
      */
-    merchantEmail: z.string().email("must be an e-mail address").optional(),
+    merchantEmail: fromEnv(
+      z.string().email("must be an e-mail address").optional()
+    ),
     /** The shop's name on the hosted payment page. */
-    storeName: z.string().min(1).default("Our shop"),
+    storeName: fromEnv(z.string().min(1).default("Our shop")),
     /**
      * Where the shopper lands after paying: `{storefrontUrl}{returnPath}` with
      * `?status=...` (see the README, "Storefront"). A storefront may ask for
      * another return URL per session (data.return_to) on an allowed origin.
      */
-    returnPath: z.string().startsWith("/", "must start with /").default("/checkout/card-service"),
+    returnPath: fromEnv(
+      z
+        .string()
+        .startsWith("/", "must start with /")
+        .default("/checkout/card-service")
+    ),
     /** Capture right after approval (Medusa marks the payment captured at once). Default off. */
-    autoCapture: z.boolean().default(false),
+    autoCapture: flag(false),
     /**
      * `isWindowed` of section 2.2: false moves the page to the 3DS step and back;
      * true authenticates in a new window. Sent explicitly on every request
      * because the interface's two defaults disagree.
      */
-    windowed: z.boolean().default(false),
+    windowed: flag(false),
     /**
      * `isRedirect` of section 2.2: return the shopper to the store even when 3DS
      * fails, so the storefront can offer another try. Default on.
      */
-    redirectOnFailure: z.boolean().default(true),
+    redirectOnFailure: flag(true),
     /** Timeouts of the HTTP client, in milliseconds. */
-    timeouts: z
-      .object({
-        connectMs: z.number().int().positive().default(5_000),
-        headersMs: z.number().int().positive().default(20_000),
-        bodyMs: z.number().int().positive().default(20_000),
+    timeouts: z.preprocess(
+      (value) => unsetWhenBlank(value) ?? {},
+      z.object({
+        connectMs: milliseconds(5_000),
+        headersMs: milliseconds(20_000),
+        bodyMs: milliseconds(20_000),
       })
-      .prefault({}),
+    ),
     /**
      * Key for sealing what the plugin later trusts in public session data
      * (HMAC-SHA256). Derived from the credentials when not given; set it to
      * keep sessions valid across a credential rotation. At least 32 characters.
      */
-    sessionSecret: z.string().min(32, "must be at least 32 characters").optional(),
+    sessionSecret: fromEnv(
+      z.string().min(32, "must be at least 32 characters").optional()
+    ),
   })
   // `when` runs these checks even when other options are bad (zod skips
   // refinements of an invalid object by default), so one boot names every
   // problem. The value may then be partly unparsed: read it defensively.
   .refine((options) => addressGiven(options, "test", "testUrl"), {
     path: ["testUrl"],
-    message: "is required when mode is \"test\": the card service's test address",
+    message:
+      'is required when mode is "test": the card service\'s test address',
     when: () => true,
   })
   .refine((options) => addressGiven(options, "live", "liveUrl"), {
     path: ["liveUrl"],
-    message: "is required when mode is \"live\": the card service's live address",
+    message:
+      'is required when mode is "live": the card service\'s live address',
     when: () => true,
   })
 
-function addressGiven(options: unknown, mode: string, key: "testUrl" | "liveUrl"): boolean {
+function addressGiven(
+  options: unknown,
+  mode: string,
+  key: "testUrl" | "liveUrl"
+): boolean {
   if (typeof options !== "object" || options === null) return true
   const record = options as Record<string, unknown>
   return record.mode !== mode || Boolean(record[key])
@@ -128,11 +220,15 @@ export function parseOptions(raw: unknown): CardServiceOptions {
   }
   const lines = result.error.issues.map((issue) => {
     const path = issue.path.length ? issue.path.join(".") : "(options)"
-    return `  - ${path}: ${issue.message}`
+    const envName = OPTION_ENV_NAMES[String(issue.path[0])]
+    const source = envName
+      ? ` (${envName} in the README's setup; an empty value counts as not set)`
+      : ""
+    return `  - ${path}: ${issue.message}${source}`
   })
   throw new Error(
     `card-service provider options are invalid:\n${lines.join("\n")}\n` +
-      "Set them under the payment module's providers entry in medusa-config.ts (see the README, \"Options\")."
+      'Set them under the payment module\'s providers entry in medusa-config.ts (see the README, "Options").'
   )
 }
 

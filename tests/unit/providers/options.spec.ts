@@ -204,6 +204,168 @@ describe("parseOptions: every bad option is named with how to fix it", () => {
   })
 })
 
+describe("parseOptions: an empty value from the environment means not set", () => {
+  // `X=` in .env gives process.env.X === "": a store leaves settings it does
+  // not use empty, and passes process.env straight into the options.
+  it.each([
+    ["mode", "", { mode: "test" }],
+    ["mode", "  ", { mode: "test" }],
+    ["liveUrl", "", { liveUrl: undefined }],
+    ["sessionSecret", "", { sessionSecret: undefined }],
+    ["merchantEmail", "", { merchantEmail: "payments@shop.example" }],
+    ["storeName", "", { storeName: "Our shop" }],
+    ["returnPath", "", { returnPath: "/checkout/card-service" }],
+    ["allowedReturnOrigins", "", { allowedReturnOrigins: [] }],
+    ["autoCapture", "", { autoCapture: false }],
+    ["windowed", "", { windowed: false }],
+    ["redirectOnFailure", "", { redirectOnFailure: true }],
+    [
+      "timeouts",
+      "",
+      { timeouts: { connectMs: 5_000, headersMs: 20_000, bodyMs: 20_000 } },
+    ],
+  ])("%s = %j takes the default", (key, value, expected) => {
+    expect(parseOptions({ ...valid, [key]: value })).toMatchObject(expected)
+  })
+
+  it("an empty testUrl is fine in live mode", () => {
+    const options = parseOptions({
+      ...valid,
+      mode: "live",
+      testUrl: "",
+      liveUrl: "https://live.card.example",
+    })
+    expect(options.testUrl).toBeUndefined()
+    expect(serviceBaseUrl(options)).toBe("https://live.card.example")
+  })
+
+  it("a store's whole .env, test mode with the live URL, mode and session secret left empty", () => {
+    const env: Record<string, string> = {
+      CARD_SERVICE_CLIENT_CODE: "client",
+      CARD_SERVICE_CLIENT_SECRET: SECRET,
+      CARD_SERVICE_VERIFY_ID: "verify",
+      CARD_SERVICE_MERCHANT_ID: "merchant",
+      CARD_SERVICE_MODE: "",
+      CARD_SERVICE_TEST_URL: "https://test.card.example",
+      CARD_SERVICE_LIVE_URL: "",
+      CARD_SERVICE_SESSION_SECRET: "",
+      MEDUSA_BACKEND_URL: "https://api.shop.example",
+      STOREFRONT_URL: "https://shop.example",
+    }
+    const options = parseOptions({
+      clientCode: env.CARD_SERVICE_CLIENT_CODE,
+      clientSecret: env.CARD_SERVICE_CLIENT_SECRET,
+      verifyId: env.CARD_SERVICE_VERIFY_ID,
+      merchantId: env.CARD_SERVICE_MERCHANT_ID,
+      mode: env.CARD_SERVICE_MODE,
+      testUrl: env.CARD_SERVICE_TEST_URL,
+      liveUrl: env.CARD_SERVICE_LIVE_URL,
+      backendUrl: env.MEDUSA_BACKEND_URL,
+      storefrontUrl: env.STOREFRONT_URL,
+      sessionSecret: env.CARD_SERVICE_SESSION_SECRET,
+    })
+    expect(options).toMatchObject({
+      mode: "test",
+      liveUrl: undefined,
+      sessionSecret: undefined,
+    })
+    expect(serviceBaseUrl(options)).toBe("https://test.card.example")
+  })
+
+  it.each([
+    ["clientCode", "", "is required", "CARD_SERVICE_CLIENT_CODE"],
+    ["clientSecret", " ", "is required", "CARD_SERVICE_CLIENT_SECRET"],
+    ["merchantId", "", "is required", "CARD_SERVICE_MERCHANT_ID"],
+    ["backendUrl", "", "must be an absolute URL", "MEDUSA_BACKEND_URL"],
+    ["storefrontUrl", "", "must be an absolute URL", "STOREFRONT_URL"],
+    ["testUrl", "", 'is required when mode is "test"', "CARD_SERVICE_TEST_URL"],
+    ["mode", "production", 'must be "test" or "live"', "CARD_SERVICE_MODE"],
+    [
+      "sessionSecret",
+      "short",
+      "must be at least 32 characters",
+      "CARD_SERVICE_SESSION_SECRET",
+    ],
+  ])(
+    "%s = %j is named with the variable the README sets it from",
+    (key, value, hint, envName) => {
+      const line = messageFor({ ...valid, [key]: value })
+        .split("\n")
+        .find((l) => l.startsWith(`  - ${key}:`))
+      expect(line).toContain(hint)
+      expect(line).toContain(envName)
+      expect(line).toContain("an empty value counts as not set")
+    }
+  )
+
+  it("an empty liveUrl in live mode is missing, named with CARD_SERVICE_LIVE_URL", () => {
+    const line = messageFor({ ...valid, mode: "live", liveUrl: "" })
+      .split("\n")
+      .find((l) => l.startsWith("  - liveUrl:"))
+    expect(line).toContain('is required when mode is "live"')
+    expect(line).toContain("CARD_SERVICE_LIVE_URL")
+  })
+})
+
+describe("parseOptions: switches, numbers and lists as the environment spells them", () => {
+  it.each([
+    ["autoCapture", "true", true],
+    ["autoCapture", "false", false],
+    ["windowed", "true", true],
+    ["redirectOnFailure", "false", false],
+  ])("%s = %j is %j", (key, value, expected) => {
+    expect(parseOptions({ ...valid, [key]: value })[key as "autoCapture"]).toBe(
+      expected
+    )
+  })
+
+  it.each([["yes"], ["1"], ["TRUE "]])(
+    "autoCapture = %j is refused with how to fix it",
+    (value) => {
+      expect(messageFor({ ...valid, autoCapture: value })).toContain(
+        "  - autoCapture: must be true or false"
+      )
+    }
+  )
+
+  it("takes timeouts written as whole numbers", () => {
+    expect(
+      parseOptions({ ...valid, timeouts: { connectMs: "1500", bodyMs: "" } })
+        .timeouts
+    ).toEqual({
+      connectMs: 1500,
+      headersMs: 20_000,
+      bodyMs: 20_000,
+    })
+  })
+
+  it.each([["1.5s"], ["0"], ["-3"]])(
+    "refuses timeouts.connectMs = %j",
+    (value) => {
+      expect(
+        messageFor({ ...valid, timeouts: { connectMs: value } })
+      ).toContain(
+        "  - timeouts.connectMs: must be a whole number of milliseconds above 0"
+      )
+    }
+  )
+
+  it("takes allowedReturnOrigins as one comma-separated string", () => {
+    expect(
+      parseOptions({
+        ...valid,
+        allowedReturnOrigins: "https://a.example/, https://b.example,",
+      }).allowedReturnOrigins
+    ).toEqual(["https://a.example", "https://b.example"])
+  })
+
+  it("names a bad origin in that string by its position", () => {
+    expect(
+      messageFor({ ...valid, allowedReturnOrigins: "https://a.example,nope" })
+    ).toContain("  - allowedReturnOrigins.1: must be an absolute URL")
+  })
+})
+
 describe("parseOptions: no value is echoed", () => {
   it.each([
     ["a secret next to a bad option", { ...valid, backendUrl: "x" }],

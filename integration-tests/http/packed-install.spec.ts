@@ -1,0 +1,421 @@
+import axios from "axios"
+import { ChildProcess, spawn } from "node:child_process"
+import fs from "node:fs"
+import os from "node:os"
+import path from "node:path"
+import { createInterface } from "node:readline"
+import { Client } from "pg"
+import { freePorts, signalGroup } from "../../tests/helpers/demo-process"
+import {
+  PackedPackage,
+  packFreshCopy,
+} from "../../tests/helpers/packed-package"
+import {
+  descendants,
+  killAll,
+  shellEnv,
+  waitUntilGone,
+} from "../../tests/helpers/process-tree"
+import {
+  CARD_SERVICE_PROVIDER_ID,
+  type SeededStore,
+} from "../helpers/seed-store"
+import { storeApi } from "../helpers/store-api"
+
+/**
+ * The package as a store owner meets it: the packed tarball, installed into
+ * a fresh Medusa 2.21.2 app with the README's medusa-config.ts, a .env that
+ * leaves the live URL, the mode and the session secret empty, the
+ * migrations, `medusa develop`, and a card-service payment session over the
+ * store API.
+ *
+ * The app's @medusajs packages (and the plugin's dependencies) are links to
+ * this repository's node_modules: installing Medusa from the registry would
+ * take minutes and prove nothing about the plugin. The plugin itself is the
+ * tarball, unpacked into node_modules/medusa-payment-card-service as npm
+ * does, so only what the package ships is there to load.
+ */
+jest.setTimeout(15 * 60_000)
+
+const ROOT = path.resolve(__dirname, "../..")
+const PACKAGE = "medusa-payment-card-service"
+
+/** The README's medusa-config.ts: the first ts block of its "Configure it" step. */
+function readmeMedusaConfig(): string {
+  const readme = fs.readFileSync(path.join(ROOT, "README.md"), "utf8")
+  const step = readme.indexOf("### 2. Configure it")
+  expect(step).toBeGreaterThan(-1)
+  const match = /```ts\n([\s\S]*?)\n```/.exec(readme.slice(step))
+  expect(match?.[1]).toContain(`resolve: "${PACKAGE}/providers/card-service"`)
+  return `${match![1]}\n`
+}
+
+/** Medusa's starter tsconfig, as a store created with create-medusa-app has it. */
+const TSCONFIG = {
+  compilerOptions: {
+    target: "ES2021",
+    esModuleInterop: true,
+    module: "Node16",
+    moduleResolution: "Node16",
+    emitDecoratorMetadata: true,
+    experimentalDecorators: true,
+    skipLibCheck: true,
+    skipDefaultLibCheck: true,
+    declaration: false,
+    sourceMap: false,
+    inlineSourceMap: true,
+    outDir: "./.medusa/server",
+    rootDir: "./",
+    jsx: "react-jsx",
+    baseUrl: ".",
+    resolveJsonModule: true,
+    checkJs: false,
+    strictNullChecks: true,
+  },
+  "ts-node": { swc: true },
+  include: ["**/*", ".medusa/types/*"],
+  exclude: ["node_modules", ".medusa/server", ".medusa/admin", ".cache"],
+}
+
+/** What the app is told by its .env only: nothing of the test's own environment leaks in. */
+const APP_SETTINGS =
+  /^(CARD_SERVICE_|MEDUSA_|DB_|DATABASE_URL$|STOREFRONT_URL$|PORT$|STORE_CORS$|ADMIN_CORS$|AUTH_CORS$|JWT_SECRET$|COOKIE_SECRET$|REDIS_URL$|NODE_ENV$|NODE_OPTIONS$)/
+
+function appEnv(): NodeJS.ProcessEnv {
+  const env = shellEnv()
+  for (const key of Object.keys(env)) {
+    if (APP_SETTINGS.test(key)) delete env[key]
+  }
+  env.MEDUSA_DISABLE_TELEMETRY = "true"
+  // scripts/test.js quiets Medusa to errors; the store's logs should say
+  // what happened when a step fails.
+  env.LOG_LEVEL = "info"
+  return env
+}
+
+describe("the packed package installed into a fresh Medusa 2.21.2 store", () => {
+  const timings: Record<string, number> = {}
+  let pack: PackedPackage | undefined
+  let app = ""
+  let logs = ""
+  let sandbox: ChildProcess | undefined
+  let medusa: ChildProcess | undefined
+  let medusaTree: number[] = []
+  let backendUrl = ""
+  let sandboxUrl = ""
+  let store: SeededStore
+
+  async function timed<T>(label: string, step: () => Promise<T>): Promise<T> {
+    const started = Date.now()
+    try {
+      return await step()
+    } finally {
+      timings[label] = Date.now() - started
+    }
+  }
+
+  function tail(name: string, lines = 40): string {
+    try {
+      const text = fs.readFileSync(path.join(logs, name), "utf8")
+      return text.split("\n").slice(-lines).join("\n")
+    } catch {
+      return "(no log)"
+    }
+  }
+
+  /** `medusa <args>` in the app, to completion; its output goes to the log folder. */
+  function medusaCommand(
+    args: string[],
+    name: string,
+    extraEnv: NodeJS.ProcessEnv = {}
+  ) {
+    return new Promise<void>((resolve, reject) => {
+      const out = fs.openSync(path.join(logs, name), "a")
+      const child = spawn(
+        process.execPath,
+        [path.join(app, "node_modules", "@medusajs", "cli", "cli.js"), ...args],
+        {
+          cwd: app,
+          env: { ...appEnv(), ...extraEnv },
+          stdio: ["ignore", out, out],
+        }
+      )
+      fs.closeSync(out)
+      child.on("error", reject)
+      child.on("exit", (code, signal) => {
+        if (code === 0) resolve()
+        else
+          reject(
+            new Error(
+              `medusa ${args.join(" ")} failed (${code ?? signal}):\n${tail(name)}`
+            )
+          )
+      })
+    })
+  }
+
+  beforeAll(async () => {
+    const started = Date.now()
+    pack = await timed("npm pack (prepack build)", () => packFreshCopy())
+
+    app = fs.mkdtempSync(path.join(os.tmpdir(), "card-service-store-"))
+    // Outside the app: `medusa develop` restarts on every change in its folder.
+    logs = fs.mkdtempSync(path.join(os.tmpdir(), "card-service-store-logs-"))
+    const modules = path.join(app, "node_modules")
+    fs.mkdirSync(path.join(modules, ".bin"), { recursive: true })
+
+    // Everything but the plugin: links into the repository's node_modules.
+    const shared = fs.realpathSync(path.join(ROOT, "node_modules"))
+    for (const entry of fs.readdirSync(shared)) {
+      if (entry.startsWith(".") || entry === PACKAGE) continue
+      fs.symlinkSync(path.join(shared, entry), path.join(modules, entry))
+    }
+    // The plugin: the tarball unpacked as npm does (its "package/" folder).
+    const installed = path.join(modules, PACKAGE)
+    fs.mkdirSync(installed)
+    await new Promise<void>((resolve, reject) => {
+      const tar = spawn("tar", [
+        "-xzf",
+        pack!.tarball,
+        "-C",
+        installed,
+        "--strip-components=1",
+      ])
+      tar.on("error", reject)
+      tar.on("exit", (code) =>
+        code === 0 ? resolve() : reject(new Error(`tar failed (${code})`))
+      )
+    })
+    fs.symlinkSync(
+      `../${PACKAGE}/bin/card-service-sandbox.js`,
+      path.join(modules, ".bin", "card-service-sandbox")
+    )
+    expect(fs.existsSync(path.join(installed, "src"))).toBe(false)
+
+    fs.writeFileSync(
+      path.join(app, "package.json"),
+      JSON.stringify(
+        {
+          name: "a-store",
+          version: "0.0.1",
+          private: true,
+          dependencies: {
+            "@medusajs/cli": "2.21.2",
+            "@medusajs/framework": "2.21.2",
+            "@medusajs/medusa": "2.21.2",
+            [PACKAGE]: `file:${pack.tarball}`,
+          },
+        },
+        null,
+        2
+      )
+    )
+    fs.writeFileSync(
+      path.join(app, "tsconfig.json"),
+      JSON.stringify(TSCONFIG, null, 2)
+    )
+    fs.writeFileSync(path.join(app, "medusa-config.ts"), readmeMedusaConfig())
+    // The seed goes through Medusa's workflows with the tests' own helper.
+    fs.mkdirSync(path.join(app, "src", "scripts"), { recursive: true })
+    fs.writeFileSync(
+      path.join(app, "src", "scripts", "seed-store.ts"),
+      [
+        'import fs from "node:fs"',
+        'import type { ExecArgs } from "@medusajs/framework/types"',
+        `import { seedStore } from ${JSON.stringify(path.join(ROOT, "integration-tests", "helpers", "seed-store"))}`,
+        "",
+        "export default async function seed({ container }: ExecArgs) {",
+        "  fs.writeFileSync(process.env.SEED_OUTPUT as string, JSON.stringify(await seedStore(container)))",
+        "}",
+        "",
+      ].join("\n")
+    )
+
+    // The sandbox, started by the bin the tarball ships.
+    sandbox = spawn(
+      process.execPath,
+      [path.join(modules, ".bin", "card-service-sandbox"), "--port", "0"],
+      {
+        cwd: app,
+        env: appEnv(),
+        stdio: ["ignore", "pipe", "pipe"],
+      }
+    )
+    let sandboxErrors = ""
+    sandbox.stderr!.on("data", (chunk) => (sandboxErrors += chunk))
+    const ready = await new Promise<any>((resolve, reject) => {
+      createInterface({ input: sandbox!.stdout! }).once("line", (line) =>
+        resolve(JSON.parse(line))
+      )
+      sandbox!.once("exit", () =>
+        reject(new Error(`the sandbox exited:\n${sandboxErrors}`))
+      )
+    })
+    sandboxUrl = ready.url
+
+    const database = `card_service_store_${Date.now()}`
+    const admin = new Client({
+      host: process.env.DB_HOST,
+      port: Number(process.env.DB_PORT ?? 5432),
+      user: process.env.DB_USERNAME,
+      password: process.env.DB_PASSWORD,
+      database: "postgres",
+    })
+    await admin.connect()
+    await admin.query(`CREATE DATABASE ${database}`)
+    await admin.end()
+
+    const [port] = await freePorts(1)
+    backendUrl = `http://localhost:${port}`
+    const user = encodeURIComponent(process.env.DB_USERNAME ?? "postgres")
+    const password = encodeURIComponent(process.env.DB_PASSWORD ?? "")
+    fs.writeFileSync(
+      path.join(app, ".env"),
+      [
+        `DATABASE_URL=postgres://${user}:${password}@${process.env.DB_HOST}:${process.env.DB_PORT}/${database}`,
+        "STORE_CORS=http://localhost:8000",
+        `ADMIN_CORS=${backendUrl}`,
+        `AUTH_CORS=${backendUrl},http://localhost:8000`,
+        "JWT_SECRET=a-store-jwt-secret",
+        "COOKIE_SECRET=a-store-cookie-secret",
+        `CARD_SERVICE_CLIENT_CODE=${ready.clientCode}`,
+        `CARD_SERVICE_CLIENT_SECRET=${ready.clientSecret}`,
+        `CARD_SERVICE_VERIFY_ID=${ready.verifyId}`,
+        `CARD_SERVICE_MERCHANT_ID=${ready.merchantId}`,
+        // Left empty, as a store in test mode does: each means "not set".
+        "CARD_SERVICE_MODE=",
+        `CARD_SERVICE_TEST_URL=${sandboxUrl}`,
+        "CARD_SERVICE_LIVE_URL=",
+        "CARD_SERVICE_SESSION_SECRET=",
+        `MEDUSA_BACKEND_URL=${backendUrl}`,
+        "STOREFRONT_URL=http://localhost:8000",
+        "",
+      ].join("\n")
+    )
+
+    await timed("medusa db:migrate", () =>
+      medusaCommand(["db:migrate"], "migrate.log", {
+        CARD_SERVICE_LIVE_URL: "",
+      })
+    )
+    const seedOutput = path.join(app, "seed.json")
+    await timed("medusa exec seed", () =>
+      medusaCommand(["exec", "./src/scripts/seed-store.ts"], "seed.log", {
+        SEED_OUTPUT: seedOutput,
+      })
+    )
+    store = JSON.parse(fs.readFileSync(seedOutput, "utf8"))
+
+    await timed("medusa develop until /health", async () => {
+      const out = fs.openSync(path.join(logs, "develop.log"), "a")
+      medusa = spawn(
+        process.execPath,
+        [
+          path.join(modules, "@medusajs", "cli", "cli.js"),
+          "develop",
+          "--port",
+          String(port),
+        ],
+        {
+          cwd: app,
+          env: { ...appEnv(), CARD_SERVICE_LIVE_URL: "" },
+          detached: true,
+          stdio: ["ignore", out, out],
+        }
+      )
+      fs.closeSync(out)
+      const deadline = Date.now() + 5 * 60_000
+      for (;;) {
+        if (medusa.exitCode !== null) {
+          throw new Error(
+            `medusa develop exited (${medusa.exitCode}):\n${tail("develop.log")}`
+          )
+        }
+        const healthy = await fetch(`${backendUrl}/health`)
+          .then((res) => res.ok)
+          .catch(() => false)
+        if (healthy) break
+        if (Date.now() > deadline) {
+          throw new Error(
+            `medusa develop did not answer /health in 5 minutes:\n${tail("develop.log")}`
+          )
+        }
+        await new Promise((resolve) => setTimeout(resolve, 500))
+      }
+      medusaTree = descendants(medusa.pid!)
+    })
+    timings["setup in all"] = Date.now() - started
+  })
+
+  afterAll(async () => {
+    if (medusa?.pid) {
+      const tree = [medusa.pid, ...descendants(medusa.pid), ...medusaTree]
+      signalGroup(medusa.pid, "SIGTERM")
+      killAll(await waitUntilGone(tree, 15_000))
+    }
+    if (sandbox && sandbox.exitCode === null) sandbox.kill("SIGTERM")
+    console.log(
+      "packed install timings (s):\n" +
+        Object.entries(timings)
+          .map(([label, ms]) => `  ${label}: ${(ms / 1000).toFixed(1)}`)
+          .join("\n")
+    )
+    pack?.cleanup()
+    // KEEP_PACKED_STORE=1 keeps the store and its logs for a look afterwards.
+    if (app && !process.env.KEEP_PACKED_STORE) {
+      fs.rmSync(app, { recursive: true, force: true })
+      fs.rmSync(logs, { recursive: true, force: true })
+    } else if (app) console.log(`the store is kept: ${app} (logs in ${logs})`)
+  })
+
+  it("creates a card-service payment session whose data has a pay_url serving the payment page", async () => {
+    const api = axios.create({ baseURL: backendUrl })
+    const storefront = storeApi(api, store)
+    const cart = await storefront.createCart()
+
+    const collection = await storefront.startPaymentSession(
+      cart.id,
+      CARD_SERVICE_PROVIDER_ID
+    )
+
+    const [session] = collection.payment_sessions
+    expect(session.provider_id).toBe(CARD_SERVICE_PROVIDER_ID)
+    expect(session.data.pay_url).toBe(
+      `${backendUrl}/card-service/pay/${session.id}`
+    )
+
+    // The plugin's routes came from the tarball too ("plugins" in the README's config).
+    const page = await fetch(session.data.pay_url)
+    expect(page.status).toBe(200)
+    expect(page.headers.get("content-type")).toContain("text/html")
+    expect(await page.text()).toContain(`${sandboxUrl}/order/start`)
+  })
+
+  it("loaded the plugin from the tarball, not from this repository", async () => {
+    // Resolved by Node from the store, as Medusa resolves medusa-config's "resolve".
+    const resolved = await new Promise<string>((resolve, reject) => {
+      const child = spawn(
+        process.execPath,
+        ["-p", `require.resolve("${PACKAGE}/providers/card-service")`],
+        { cwd: app, env: appEnv(), stdio: ["ignore", "pipe", "inherit"] }
+      )
+      let out = ""
+      child.stdout!.on("data", (chunk) => (out += chunk))
+      child.on("error", reject)
+      child.on("exit", () => resolve(out.trim()))
+    })
+    expect(resolved).toBe(
+      path.join(
+        app,
+        "node_modules",
+        PACKAGE,
+        ".medusa",
+        "server",
+        "src",
+        "providers",
+        "card-service",
+        "index.js"
+      )
+    )
+  })
+})

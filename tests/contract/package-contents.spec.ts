@@ -1,0 +1,153 @@
+import fs from "node:fs"
+import path from "node:path"
+import { PackedPackage, packFreshCopy } from "../helpers/packed-package"
+
+// npm pack runs the prepack build (medusa plugin:build) in a fresh copy.
+jest.setTimeout(240_000)
+
+/**
+ * What a store owner downloads. Measured when this budget was set: about
+ * 250 kB packed and 0.95 MB unpacked, all runtime code, types and docs; the
+ * compiled tests, scripts and benchmarks that shipped before nearly doubled
+ * it. The margin leaves room to grow, not to ship another test folder.
+ */
+const BUDGET = { packedBytes: 350_000, unpackedBytes: 1_300_000 }
+
+/** Everything a shipped path may be, and nothing else. */
+const ALLOWED = [
+  /^package\.json$/,
+  /^README\.md$/,
+  /^LICENSE$/,
+  /^CHANGELOG\.md$/,
+  /^bin\/card-service-sandbox\.js$/,
+  /^docs\/[a-z-]+\.md$/,
+  /^\.medusa\/server\/src\/.+\.(js|mjs|d\.ts)$/,
+]
+
+/** What must never ship, named so a failure says what slipped in. */
+const FORBIDDEN = [
+  /\.spec\./,
+  /\.test\./,
+  /\.bench\./,
+  /(^|\/)__tests__\//,
+  /(^|\/)tests?\//,
+  /(^|\/)integration-tests\//,
+  /(^|\/)scripts\//,
+  /(^|\/)bench\//,
+  /(^|\/)demo\//,
+  /medusa-config\./,
+  /medusa-plugin-options\.json$/,
+  /(^|\/)\.env/,
+]
+
+describe("the packed package", () => {
+  let pack: PackedPackage
+  let paths: string[]
+
+  beforeAll(async () => {
+    pack = await packFreshCopy()
+    paths = pack.files.map((file) => file.path)
+  })
+
+  afterAll(() => pack?.cleanup())
+
+  it("ships only runtime code, types, the bin, README, docs, LICENSE and CHANGELOG", () => {
+    expect(
+      paths.filter((p) => !ALLOWED.some((pattern) => pattern.test(p)))
+    ).toEqual([])
+    expect(
+      paths.filter((p) => FORBIDDEN.some((pattern) => pattern.test(p)))
+    ).toEqual([])
+    for (const required of [
+      "package.json",
+      "README.md",
+      "LICENSE",
+      "CHANGELOG.md",
+      "bin/card-service-sandbox.js",
+    ]) {
+      expect(paths).toContain(required)
+    }
+  })
+
+  it("stays within its size budget", () => {
+    expect(pack.size).toBeLessThanOrEqual(BUDGET.packedBytes)
+    expect(pack.unpackedSize).toBeLessThanOrEqual(BUDGET.unpackedBytes)
+  })
+
+  it("holds every file its exports and bin point to, with type declarations", () => {
+    const manifest = JSON.parse(
+      fs.readFileSync(path.join(pack.dir, "package.json"), "utf8")
+    )
+    const targets: string[] = []
+    const collect = (value: unknown) => {
+      if (typeof value === "string") targets.push(value)
+      else if (value && typeof value === "object")
+        Object.values(value).forEach(collect)
+    }
+    collect(manifest.exports)
+    collect(manifest.bin)
+    // The starter's wildcard exports ("./*", modules/*) are conventions for
+    // what a plugin may add later; the concrete entries are what stores use.
+    const concrete = targets
+      .filter((target) => !target.includes("*"))
+      .map((t) => path.posix.normalize(t))
+    expect(concrete.length).toBeGreaterThan(5)
+    for (const target of concrete) {
+      expect(paths).toContain(target)
+    }
+    // Types for what stores import from code; the admin bundle is loaded by
+    // Medusa's dashboard build, not imported.
+    const typed = concrete.filter(
+      (t) => t.endsWith("/index.js") && !t.includes("/src/admin/")
+    )
+    expect(typed.length).toBeGreaterThanOrEqual(4)
+    for (const entry of typed) {
+      expect(paths).toContain(entry.replace(/\.js$/, ".d.ts"))
+    }
+    // The provider, the way medusa-config resolves it (./providers/*).
+    expect(paths).toContain(
+      ".medusa/server/src/providers/card-service/index.js"
+    )
+    expect(paths).toContain(
+      ".medusa/server/src/providers/card-service/index.d.ts"
+    )
+  })
+
+  it("every relative link in the shipped Markdown resolves inside the package", () => {
+    const dead: string[] = []
+    for (const file of paths.filter((p) => p.endsWith(".md"))) {
+      const text = fs.readFileSync(path.join(pack.dir, file), "utf8")
+      for (const [, target] of text.matchAll(/\]\(([^)\s]+)\)/g)) {
+        if (/^[a-z]+:/i.test(target) || target.startsWith("#")) continue
+        const linked = path.posix.normalize(
+          path.posix.join(path.posix.dirname(file), target.split("#")[0])
+        )
+        const shipped = paths.some(
+          (p) => p === linked || p.startsWith(`${linked.replace(/\/$/, "")}/`)
+        )
+        if (!shipped) dead.push(`${file}: ${target}`)
+      }
+    }
+    expect(dead).toEqual([])
+  })
+
+  it("carries the MIT licence its package.json names", () => {
+    const manifest = JSON.parse(
+      fs.readFileSync(path.join(pack.dir, "package.json"), "utf8")
+    )
+    expect(manifest.license).toBe("MIT")
+    const licence = fs.readFileSync(path.join(pack.dir, "LICENSE"), "utf8")
+    expect(licence).toMatch(/^MIT License/)
+    expect(licence).toContain(
+      "Copyright (c) 2026 the medusa-payment-card-service authors"
+    )
+  })
+
+  it("ships no development fallback secret in its code", () => {
+    const code = paths.filter((p) => /\.(js|mjs)$/.test(p))
+    const withSecret = code.filter((p) =>
+      fs.readFileSync(path.join(pack.dir, p), "utf8").includes("supersecret")
+    )
+    expect(withSecret).toEqual([])
+  })
+})
