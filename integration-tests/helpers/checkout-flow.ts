@@ -22,16 +22,20 @@ export async function adminHeaders(container: MedusaContainer) {
   return { Authorization: `Basic ${Buffer.from(`${key.token}:`).toString("base64")}` }
 }
 
-/** A seeded store, a cart and a card-service payment session, as a storefront leaves them. */
+/**
+ * A seeded store, a cart and a card-service payment session, as a storefront
+ * leaves them; `sessionData` is what the storefront sends with the session.
+ */
 export async function cartWithSession(
   api: AxiosInstance,
   container: MedusaContainer,
-  store?: SeededStore
+  store?: SeededStore,
+  sessionData?: Record<string, unknown>
 ) {
   const seeded = store ?? (await seedStore(container))
   const storefront = storeApi(api, seeded)
   const cart = await storefront.createCart()
-  const collection = await storefront.startPaymentSession(cart.id, CARD_SERVICE_PROVIDER_ID)
+  const collection = await storefront.startPaymentSession(cart.id, CARD_SERVICE_PROVIDER_ID, sessionData)
   return { store: seeded, storefront, cart, session: collection.payment_sessions[0] }
 }
 

@@ -262,6 +262,126 @@ medusaIntegrationTestRunner({
             .filter((r) => r.originalTransactionId === victim.transactionId)
         ).toHaveLength(0)
       })
+
+      it("places no order for a payment whose reference carries another session's nonce and MAC", async () => {
+        // The forger's own session gives a valid nonce and MAC; moved under
+        // the target session's id they must not pay for it.
+        const { store, cart, session } = await cartWithSession(api, getContainer())
+        const own = await cartWithSession(api, getContainer(), store)
+        const targetPart = session.id.replace(/^payses_/, "")
+        sandbox().setCallbackKnobs({ drop: true })
+        const paid = await payLikeABrowser(api, store.publishableKey, own.session.id, CARDS.approved, {
+          followReturn: false,
+          editFields: (fields) => {
+            const [, nonce, mac] = fields.merchantReferenceCode.split(".")
+            return { ...fields, merchantReferenceCode: `${targetPart}.${nonce}.${mac}` }
+          },
+        })
+        sandbox().resetKnobs()
+        const transactionId = transactionOf(paid.serviceLocation)
+        expect(sandbox().transaction(transactionId)).toMatchObject({
+          merchantReferenceCode: expect.stringMatching(new RegExp(`^${targetPart}\\.`)),
+          status: "successful",
+          amount: 30,
+        })
+
+        const answer = await postCallback(session.id, resultBody(transactionId))
+        const back = await request(
+          `${env.backendUrl()}/card-service/return/${session.id}/?transactionId=${transactionId}&decision=ACCEPT&reasonCode=100`
+        )
+        await back.body.dump()
+
+        expect(answer.status).toBe(200)
+        expect(new URL(back.headers.location as string).searchParams.get("status")).toBe("pending")
+        expect(await orderOfCart(getContainer(), cart.id)).toBeNull()
+        expect(await orderOfCart(getContainer(), own.cart.id)).toBeNull()
+        expect((await paymentSession(session.id)).data.transaction_id).toBeNull()
+      })
+
+      it.each([
+        // Not even a URL (its port is not a number), but it starts like the storefront's.
+        "http://localhost:8000.evil.com/checkout",
+        "http://localhost:8000@evil.com/checkout",
+      ])("sends the shopper back to the storefront, not to a return_to of %s", async (returnTo) => {
+        const { store, session } = await cartWithSession(api, getContainer(), undefined, {
+          return_to: returnTo,
+        })
+
+        const paid = await payLikeABrowser(api, store.publishableKey, session.id, CARDS.approved)
+
+        const target = paid.storefrontLocation as URL
+        expect(target.origin).toBe(env.storefrontUrl())
+        expect(target.pathname).toBe("/checkout/card-service")
+        expect(target.searchParams.get("status")).toBe("paid")
+      })
+
+      it("sends the shopper to a return_to on the storefront's own origin", async () => {
+        const { store, session } = await cartWithSession(api, getContainer(), undefined, {
+          return_to: `${env.storefrontUrl()}/thanks?step=2`,
+        })
+
+        const paid = await payLikeABrowser(api, store.publishableKey, session.id, CARDS.approved)
+
+        const target = paid.storefrontLocation as URL
+        expect(`${target.origin}${target.pathname}`).toBe(`${env.storefrontUrl()}/thanks`)
+        expect(target.searchParams.get("step")).toBe("2")
+        expect(target.searchParams.get("status")).toBe("paid")
+      })
+    })
+
+    describe("when a result cannot be settled at once", () => {
+      it("answers a callback it could not check with 503, and the service's next delivery makes the order", async () => {
+        const { store, cart, session } = await cartWithSession(api, getContainer())
+        sandbox().setCallbackKnobs({ retries: 1, retryIntervalMs: 100 })
+        // Every try of the first delivery's retrieve fails (the client tries three times).
+        sandbox().injectFault({ type: "status", status: 503, count: 3, path: "/payment/retrieve" })
+
+        const paid = await payLikeABrowser(api, store.publishableKey, session.id, CARDS.approved, {
+          followReturn: false,
+        })
+        const transactionId = transactionOf(paid.serviceLocation)
+        const deliveries = () => sandbox().callbacks().filter((c) => c.transactionId === transactionId)
+
+        // The first attempt is answered before the browser is redirected.
+        expect(deliveries().map((c) => c.status)).toEqual([503])
+        await sandbox().waitForCallbacks(() => deliveries().length >= 2, 20_000)
+        expect(deliveries().map((c) => c.status)).toEqual([503, 200])
+        const orderId = await orderOfCart(getContainer(), cart.id)
+        expect(orderId).toMatch(/^order_/)
+        expect((await paymentOfOrder(getContainer(), orderId as string)).data.transaction_id).toBe(transactionId)
+      })
+
+      it("reverses a wrong-amount approval once when its callback and its return arrive together", async () => {
+        const { store, cart, session } = await cartWithSession(api, getContainer())
+        sandbox().setCallbackKnobs({ drop: true })
+        const paid = await payLikeABrowser(api, store.publishableKey, session.id, CARDS.approved, {
+          followReturn: false,
+          editFields: (fields) => ({ ...fields, amount: "1.00" }),
+        })
+        sandbox().resetKnobs()
+        const transactionId = transactionOf(paid.serviceLocation)
+        // The service holds its first retrieve answer, so the two deliveries
+        // would check and reverse the approval side by side if they were not
+        // settled one at a time.
+        sandbox().injectFault({ type: "delay", ms: 1500, path: "/payment/retrieve" })
+
+        const [callback, back] = await Promise.all([
+          postCallback(session.id, resultBody(transactionId)),
+          request(paid.serviceLocation as string).then(async (response) => {
+            await response.body.dump()
+            return new URL(response.headers.location as string)
+          }),
+        ])
+
+        expect(callback.status).toBe(200)
+        expect(back.searchParams.get("status")).toBe("failed")
+        expect(back.searchParams.get("reason_code")).toBe("mismatch")
+        expect(await orderOfCart(getContainer(), cart.id)).toBeNull()
+        const reversals = sandbox()
+          .transactions()
+          .filter((r) => r.step === "REVERSAL" && r.originalTransactionId === transactionId)
+        expect(reversals.map((r) => r.status)).toEqual(["successful"])
+      })
     })
   },
 })

@@ -1,4 +1,6 @@
 import { medusaIntegrationTestRunner } from "@medusajs/test-utils"
+import { request } from "undici"
+import { cardServiceProvider } from "../../src/checkout/provider-lookup"
 import { useCardServiceSandbox } from "../helpers/card-service-env"
 import { payLikeABrowser } from "../helpers/browser-step"
 import {
@@ -9,6 +11,7 @@ import {
   orderOfCart,
   paymentOfOrder,
 } from "../helpers/checkout-flow"
+import { CARD_SERVICE_PROVIDER_ID } from "../helpers/seed-store"
 
 jest.setTimeout(120_000)
 
@@ -202,6 +205,48 @@ medusaIntegrationTestRunner({
         expect(answer.status).toBe(400)
         expect(await orderOfCart(getContainer(), cart.id)).toBeNull()
       })
+
+      it.each([
+        ["amount", { amount: 1, currency_code: "eur" }, { amount: "1.00" }],
+        ["currency", { amount: 30, currency_code: "usd" }, { currency: "840" }],
+      ])(
+        "places no order from a callback for data sealed for this session at another %s, with its approval",
+        async (_, terms, formChanges) => {
+          const { cart, session, store } = await cartWithSession(api, getContainer())
+          env.sandbox().setCallbackKnobs({ drop: true })
+          const paid = await payLikeABrowser(api, store.publishableKey, session.id, CARDS.approved, {
+            followReturn: false,
+            editFields: (fields) => ({ ...fields, ...formChanges }),
+          })
+          env.sandbox().resetKnobs()
+          const transactionId = new URL(paid.serviceLocation as string).searchParams.get(
+            "transactionId"
+          ) as string
+          // Validly sealed: what the provider itself makes for this very
+          // session at those terms. Only Medusa's record of the session (30
+          // EUR) shows it is not what the cart costs.
+          const provider = cardServiceProvider(getContainer(), CARD_SERVICE_PROVIDER_ID)
+          const { data: sealed } = await provider.initiatePayment({
+            ...terms,
+            data: { session_id: session.id },
+            context: { idempotency_key: session.id },
+          } as any)
+          await editSessionData(session.id, () => ({ ...sealed, transaction_id: transactionId }))
+
+          const answer = await request(`${env.backendUrl()}/card-service/callback/${session.id}/`, {
+            method: "POST",
+            headers: { "content-type": "application/json" },
+            body: JSON.stringify({ decision: "ACCEPT", reasonCode: "100", transactionId, originalTransactionId: "" }),
+          })
+          await answer.body.dump()
+
+          expect(answer.statusCode).toBe(200)
+          expect(await orderOfCart(getContainer(), cart.id)).toBeNull()
+          expect(
+            sandboxRecords((r) => r.step === "CAPTURE" && r.originalTransactionId === transactionId)
+          ).toHaveLength(0)
+        }
+      )
 
       it("places an order for an unedited session once the approval is known", async () => {
         const { storefront, cart, session, transactionId } = await approveSilently()

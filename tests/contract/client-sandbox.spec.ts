@@ -170,9 +170,16 @@ async function caught(promise: Promise<unknown>): Promise<CardServiceError> {
 describe("client against the sandbox", () => {
   it("tests the connection and fetches a verification code", async () => {
     const client = newClient()
+    // The sandbox holds its answer 60 ms: the latency reported is that
+    // round trip, so at least 60 ms (less a timer's 1 ms rounding) and at
+    // most the whole call as seen from outside.
+    sandbox.injectFault({ type: "delay", ms: 60, path: "/authorize" })
+    const started = performance.now()
     const result = await client.testConnection()
+    const outside = performance.now() - started
     expect(result.ok).toBe(true)
-    expect(result.latencyMs).toBeGreaterThanOrEqual(0)
+    expect(result.latencyMs).toBeGreaterThanOrEqual(59)
+    expect(result.latencyMs).toBeLessThanOrEqual(outside + 0.05)
     await expect(client.getVerificationCode()).resolves.toEqual(
       expect.any(String)
     )

@@ -136,6 +136,58 @@ describe("initiatePayment", () => {
   })
 })
 
+describe("where the shopper is sent back to (data.return_to)", () => {
+  const STOREFRONT_PAGE = "http://localhost:8000/checkout/card-service"
+
+  /** The return route's target for a session started with this return_to. */
+  async function targetFor(returnTo: string): Promise<string> {
+    const provider = env.provider({
+      storefrontUrl: "http://localhost:8000",
+      allowedReturnOrigins: ["https://pay.shop.example"],
+    })
+    const sessionId = newSessionId()
+    const { data } = await provider.initiatePayment({
+      amount: 30,
+      currency_code: "eur",
+      data: { session_id: sessionId, return_to: returnTo },
+      context: { idempotency_key: sessionId },
+    } as any)
+    return provider
+      .returnTarget(provider.verifySession(data, sessionId))
+      .toString()
+  }
+
+  it.each([
+    [
+      "a host that starts like the storefront's",
+      "http://localhost:8000.evil.com/checkout",
+    ],
+    [
+      "the storefront's address as user info",
+      "http://localhost:8000@evil.com/checkout",
+    ],
+    ["another port", "http://localhost:8001/checkout"],
+    ["another scheme", "https://localhost:8000/checkout"],
+    [
+      "a host that starts like an allowed origin",
+      "https://pay.shop.example.evil.com/done",
+    ],
+    ["a script URL", "javascript:alert(document.domain)"],
+  ])(
+    "sends the shopper to the storefront's page, not to %s",
+    async (_, returnTo) => {
+      expect(await targetFor(returnTo)).toBe(STOREFRONT_PAGE)
+    }
+  )
+
+  it.each([
+    ["the storefront's origin", "http://localhost:8000/thanks?step=2"],
+    ["an allowed origin", "https://pay.shop.example/done"],
+  ])("keeps a return_to on %s", async (_, returnTo) => {
+    expect(await targetFor(returnTo)).toBe(returnTo)
+  })
+})
+
 describe("updatePayment", () => {
   it("keeps the transaction when amount and currency are unchanged", async () => {
     const provider = env.provider()
@@ -414,6 +466,45 @@ describe("authorizePayment", () => {
           (r) => r.status === "successful"
         )
       ).toHaveLength(1)
+    })
+
+    it("does not count a payment whose reference carries another session's nonce and MAC", async () => {
+      // The shopper's own form for another session gives a valid nonce and
+      // MAC; moved under this session's id they must not make it paid.
+      const provider = env.provider({ autoCapture: true })
+      const session = await startSession(provider)
+      const [, nonce, mac] = provider.newReference(newSessionId()).split(".")
+      const moved = `${session.session_id.replace(/^payses_/, "")}.${nonce}.${mac}`
+      const transactionId = await payInBrowser(
+        env.sandbox,
+        provider,
+        session,
+        CARDS.approved,
+        { merchantReferenceCode: moved }
+      )
+      expect(env.sandbox.transaction(transactionId)).toMatchObject({
+        merchantReferenceCode: moved,
+        status: "successful",
+        amount: 30,
+      })
+
+      const { status, data } = await authorize(
+        provider,
+        await attachTransaction(provider, session, transactionId)
+      )
+
+      // Not authorized, so Medusa places no order; nothing captured.
+      expect(status).toBe("error")
+      expect(data.transaction_id).toBeNull()
+      expect(followOns(env.sandbox, "CAPTURE", transactionId)).toHaveLength(0)
+      // The same session paid under its own reference is captured.
+      const ownId = await payInBrowser(env.sandbox, provider, session)
+      const own = await authorize(
+        provider,
+        await attachTransaction(provider, session, ownId)
+      )
+      expect(own.status).toBe("captured")
+      expect(followOns(env.sandbox, "CAPTURE", ownId)).toHaveLength(1)
     })
 
     it("does not capture a declined payment", async () => {

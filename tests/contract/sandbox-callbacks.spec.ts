@@ -9,8 +9,6 @@ import {
   submitOrder,
 } from "../helpers/sandbox-http"
 
-const sleep = (ms: number) => new Promise((resolve) => setTimeout(resolve, ms))
-
 describe("result callback knobs (section 6, wire-choices delivery)", () => {
   let sandbox: CardServiceSandbox
   let merchant: MerchantStub
@@ -74,16 +72,33 @@ describe("result callback knobs (section 6, wire-choices delivery)", () => {
   })
 
   it("gives up after the retries and records every failed attempt", async () => {
-    sandbox.setCallbackKnobs({ retries: 1, retryIntervalMs: 10 })
+    // A second copy starts only once the first has given up, so it marks
+    // the point after which no further attempt of the first can come.
+    sandbox.setCallbackKnobs({ retries: 1, retryIntervalMs: 10, duplicates: 2 })
     merchant.statusFor = () => 503
     const fields = orderForm(sandbox, code, merchant)
     await submitOrder(sandbox, fields)
-    await waitForAttempts(fields.merchantReferenceCode, 2)
-    await sleep(100)
+    await sandbox.waitForCallbacks((all) =>
+      all.some(
+        (d) =>
+          d.merchantReferenceCode === fields.merchantReferenceCode &&
+          d.copy === 2 &&
+          d.attempt === 2
+      )
+    )
     expect(
-      deliveriesFor(fields.merchantReferenceCode).map((d) => d.status)
-    ).toEqual([503, 503])
-    expect(merchant.received).toHaveLength(2)
+      deliveriesFor(fields.merchantReferenceCode).map((d) => [
+        d.copy,
+        d.attempt,
+        d.status,
+      ])
+    ).toEqual([
+      [1, 1, 503],
+      [1, 2, 503],
+      [2, 1, 503],
+      [2, 2, 503],
+    ])
+    expect(merchant.received).toHaveLength(4)
   })
 
   it("retries a network error", async () => {
@@ -114,49 +129,79 @@ describe("result callback knobs (section 6, wire-choices delivery)", () => {
     const fields = orderForm(sandbox, code, merchant)
     const answer = await submitOrder(sandbox, fields)
     expect(answer.status).toBe(303)
-    await sleep(100)
-    expect(merchant.received).toHaveLength(0)
+    // The marker: the next payment's callback, not dropped. A callback goes
+    // out before the browser is redirected, so one for the first payment
+    // would have reached the merchant before the marker's.
+    sandbox.setCallbackKnobs({ drop: false })
+    const marker = orderForm(sandbox, code, merchant)
+    await submitOrder(sandbox, marker)
+    const received = await merchant.waitForCallbacks(1)
+    expect(received.map((r) => r.fields.merchantReferenceCode)).toEqual([
+      marker.merchantReferenceCode,
+    ])
     expect(deliveriesFor(fields.merchantReferenceCode)).toEqual([
       expect.objectContaining({ dropped: true, ok: false }),
     ])
   })
 
+  // The merchant below keeps its answers until released: a sandbox that held
+  // the browser for the callback would send no 303 (until the attempt timed
+  // out, and then list the attempt as failed), so a 303 with no finished
+  // attempt shows the browser was not held, however slow the machine.
+
   it("delays the callback without holding the browser", async () => {
     sandbox.setCallbackKnobs({ delayMs: 150 })
+    const release = merchant.holdAnswers()
+    const fields = orderForm(sandbox, code, merchant)
     const started = Date.now()
-    const answer = await pay()
+    const answer = await submitOrder(sandbox, fields)
     expect(answer.status).toBe(303)
-    expect(Date.now() - started).toBeLessThan(120)
-    expect(merchant.received).toHaveLength(0)
-    await merchant.waitForCallbacks(1)
-    expect(Date.now() - started).toBeGreaterThanOrEqual(140)
+    expect(deliveriesFor(fields.merchantReferenceCode)).toEqual([])
+    const [callback] = await merchant.waitForCallbacks(1)
+    expect(callback.at - started).toBeGreaterThanOrEqual(149)
+    release()
+    const [delivery] = await waitForAttempts(fields.merchantReferenceCode, 1)
+    expect(delivery).toMatchObject({ status: 200, ok: true })
   })
 
   it("sends the callback only after the redirect when afterRedirect is set", async () => {
-    sandbox.setCallbackKnobs({ afterRedirect: true, delayMs: 50 })
-    const answer = await pay()
+    // No delay: afterRedirect alone keeps the browser from waiting.
+    sandbox.setCallbackKnobs({ afterRedirect: true })
+    const release = merchant.holdAnswers()
+    const fields = orderForm(sandbox, code, merchant)
+    const answer = await submitOrder(sandbox, fields)
     expect(answer.status).toBe(303)
-    expect(merchant.received).toHaveLength(0)
+    expect(deliveriesFor(fields.merchantReferenceCode)).toEqual([])
+    release()
     const [callback] = await merchant.waitForCallbacks(1)
     expect(callback.fields.transactionId).toBe(
       redirectParams(answer).get("transactionId")
     )
+    await waitForAttempts(fields.merchantReferenceCode, 1)
   })
 
   it("afterRedirect also applies after a 3DS challenge", async () => {
-    sandbox.setCallbackKnobs({ afterRedirect: true, delayMs: 30 })
+    sandbox.setCallbackKnobs({ afterRedirect: true })
     const challengeCard = TEST_CARDS.find(
       (c) => c.threeDs === "challenge" && c.reasonCode === "100"
     )!
-    const answer = await pay({ cardAccountNumber: challengeCard.number })
+    const release = merchant.holdAnswers()
+    const fields = orderForm(sandbox, code, merchant, {
+      cardAccountNumber: challengeCard.number,
+    })
+    const answer = await submitOrder(sandbox, fields)
     const done = await answerChallenge(
       sandbox,
       String(answer.headers.location),
       "pass"
     )
     expect(done.status).toBe(303)
-    expect(merchant.received).toHaveLength(0)
-    await merchant.waitForCallbacks(1)
+    expect(deliveriesFor(fields.merchantReferenceCode)).toEqual([])
+    release()
+    const [callback] = await merchant.waitForCallbacks(1)
+    expect(callback.fields.merchantReferenceCode).toBe(
+      fields.merchantReferenceCode
+    )
   })
 
   it("sends a form-encoded callback when asked", async () => {
@@ -189,12 +234,12 @@ describe("result callback knobs (section 6, wire-choices delivery)", () => {
     await submitOrder(sandbox, dropped)
     const normal = orderForm(sandbox, code, merchant)
     await submitOrder(sandbox, normal)
-    const [callback] = await merchant.waitForCallbacks(1)
-    await sleep(50)
-    expect(merchant.received).toHaveLength(1)
-    expect(callback.fields.merchantReferenceCode).toBe(
-      normal.merchantReferenceCode
-    )
+    // A callback goes out before the browser is redirected: the first
+    // payment's, had it been sent, would be in before the second's.
+    const received = await merchant.waitForCallbacks(1)
+    expect(received.map((r) => r.fields.merchantReferenceCode)).toEqual([
+      normal.merchantReferenceCode,
+    ])
   })
 
   it("the knobs object can be assigned directly at runtime", async () => {
@@ -204,11 +249,27 @@ describe("result callback knobs (section 6, wire-choices delivery)", () => {
   })
 
   it("close() cancels pending callback timers", async () => {
-    const short = await startSandbox({ callbackKnobs: { delayMs: 200 } })
-    const shortCode = await authorize(short)
-    await submitOrder(short, orderForm(short, shortCode, merchant))
-    await short.close()
-    await sleep(300)
-    expect(merchant.received).toHaveLength(0)
+    const closing = await startSandbox({ callbackKnobs: { delayMs: 50 } })
+    // The marker: another sandbox's callback, due 300 ms after a payment made
+    // later. Once it is in, the closed sandbox's (due first) would be too.
+    const marker = await startSandbox({ callbackKnobs: { delayMs: 300 } })
+    let closed = false
+    try {
+      await submitOrder(
+        closing,
+        orderForm(closing, await authorize(closing), merchant)
+      )
+      await closing.close()
+      closed = true
+      const markerFields = orderForm(marker, await authorize(marker), merchant)
+      await submitOrder(marker, markerFields)
+      const received = await merchant.waitForCallbacks(1)
+      expect(received.map((r) => r.fields.merchantReferenceCode)).toEqual([
+        markerFields.merchantReferenceCode,
+      ])
+    } finally {
+      await marker.close()
+      if (!closed) await closing.close()
+    }
   })
 })

@@ -74,6 +74,8 @@ export type ReceivedCallback = {
   contentType: string
   raw: string
   fields: Record<string, string>
+  /** Wall-clock time the request arrived (ms). */
+  at: number
 }
 
 /**
@@ -87,6 +89,12 @@ export type MerchantStub = {
   received: ReceivedCallback[]
   /** Status for the n-th callback received (0-based); default 200. */
   statusFor: (n: number) => number
+  /**
+   * Keeps every callback from now on unanswered (it is still listed in
+   * `received` when it arrives) until the returned function is called, so a
+   * test can tell whether the sandbox waits for the merchant's answer.
+   */
+  holdAnswers: () => () => void
   waitForCallbacks: (
     count: number,
     timeoutMs?: number
@@ -99,6 +107,8 @@ export async function startMerchantStub(): Promise<MerchantStub> {
   const waiters = new Set<() => void>()
   const stub = {} as MerchantStub
   stub.statusFor = () => 200
+  let held: Promise<void> = Promise.resolve()
+  let release: () => void = () => undefined
   const server: Server = createServer(async (req: IncomingMessage, res) => {
     const chunks: Buffer[] = []
     for await (const chunk of req) {
@@ -112,10 +122,11 @@ export async function startMerchantStub(): Promise<MerchantStub> {
         ? JSON.parse(raw)
         : Object.fromEntries(new URLSearchParams(raw))
       const n = received.length
-      received.push({ path, contentType, raw, fields })
+      received.push({ path, contentType, raw, fields, at: Date.now() })
       for (const waiter of [...waiters]) {
         waiter()
       }
+      await held
       res.writeHead(stub.statusFor(n), { "content-type": "text/plain" })
       res.end("ok")
       return
@@ -138,6 +149,13 @@ export async function startMerchantStub(): Promise<MerchantStub> {
     callbackLocation: `${base}/callback/`,
     redirectUrl: `${base}/return/`,
     received,
+    holdAnswers() {
+      held = new Promise<void>((resolve) => (release = resolve))
+      return () => {
+        release()
+        held = Promise.resolve()
+      }
+    },
     waitForCallbacks(count: number, timeoutMs = 5000) {
       if (received.length >= count) {
         return Promise.resolve([...received])
@@ -161,6 +179,7 @@ export async function startMerchantStub(): Promise<MerchantStub> {
     },
     close: () =>
       new Promise<void>((resolve) => {
+        release()
         server.close(() => resolve())
         server.closeAllConnections()
       }),

@@ -325,11 +325,17 @@ describe("CardServiceClient operations: request shape and response parsing", () 
 
   it("testConnection forces a fresh GET /authorize and reports latency", async () => {
     const s = setup()
-    authorize(s, [CODE_1, CODE_2])
+    // The service takes 40 ms to answer: the latency reported is that
+    // exchange, so it is at least the 40 ms (less a timer's 1 ms rounding)
+    // and at most the time the whole call took, seen from outside.
+    authorize(s, [CODE_1, CODE_2], 40)
     await s.client.getVerificationCode()
+    const started = performance.now()
     const result = await s.client.testConnection()
+    const outside = performance.now() - started
     expect(result.ok).toBe(true)
-    expect(typeof result.latencyMs).toBe("number")
+    expect(result.latencyMs).toBeGreaterThanOrEqual(39)
+    expect(result.latencyMs).toBeLessThanOrEqual(outside + 0.05)
     expect(count(s.seen, "/authorize")).toBe(2)
     await expect(s.client.getVerificationCode()).resolves.toBe(CODE_2)
   })
@@ -409,6 +415,7 @@ describe("request validation: a bad request is our bug and is never sent", () =>
           merchantId: "m",
         })
     ).toThrow(/baseUrl.*verifyId|verifyId.*baseUrl/s)
+    let refusal: unknown
     try {
       new CardServiceClient({
         baseUrl: "x",
@@ -418,8 +425,15 @@ describe("request validation: a bad request is our bug and is never sent", () =>
         merchantId: "m",
       })
     } catch (e) {
-      expect((e as Error).message).not.toContain(SECRET)
+      refusal = e
     }
+    // Checked outside the catch: a constructor that accepted these options
+    // must fail the test, not skip the check.
+    expect(refusal).toBeInstanceOf(Error)
+    const message = (refusal as Error).message
+    expect(message).toMatch(/baseUrl/)
+    expect(message).toMatch(/clientCode/)
+    expect(message).not.toContain(SECRET)
   })
 })
 

@@ -74,14 +74,14 @@ describe("toServiceAmount: major units rounded half-up to ISO 4217 digits", () =
   it.each([NaN, Infinity, "abc", "", {}, null])(
     "rejects %p before anything is sent",
     (bad) => {
-      expect(() => toServiceAmount(bad as never, "eur")).toThrow(
-        CardServiceError
-      )
+      let error: unknown
       try {
         toServiceAmount(bad as never, "eur")
       } catch (e) {
-        expect((e as CardServiceError).category).toBe("invalid_request")
+        error = e
       }
+      expect(error).toBeInstanceOf(CardServiceError)
+      expect((error as CardServiceError).category).toBe("invalid_request")
     }
   )
 

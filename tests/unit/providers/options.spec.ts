@@ -163,13 +163,17 @@ describe("parseOptions: every bad option is named with how to fix it", () => {
       "api.shop.example",
       "must be an absolute URL such as https://shop.example.com",
     ],
-    ["storefrontUrl", undefined, ""],
+    ["storefrontUrl", undefined, "expected string, received undefined"],
     ["testUrl", "not a url", "must be an absolute URL"],
     ["merchantEmail", "nobody", "must be an e-mail address"],
     ["returnPath", "checkout", "must start with /"],
     ["sessionSecret", "short", "must be at least 32 characters"],
-    ["autoCapture", "yes", ""],
-    ["timeouts", { connectMs: -1 }, ""],
+    ["autoCapture", "yes", "expected boolean, received string"],
+    [
+      "timeouts",
+      { connectMs: -1 },
+      "timeouts.connectMs: Too small: expected number to be >0",
+    ],
     ["allowedReturnOrigins", ["nope"], "must be an absolute URL"],
   ])("%s = %j", (key, value, hint) => {
     const message = messageFor({ ...valid, [key]: value })

@@ -123,6 +123,7 @@ describe("SessionSealer.newReference", () => {
 
   const reference = sealer.newReference(SESSION)
   const [sessionPart, nonce, mac] = reference.split(".")
+  const [, otherNonce, otherMac] = sealer.newReference(OTHER_SESSION).split(".")
 
   it.each([
     ["not a string", 42],
@@ -143,6 +144,12 @@ describe("SessionSealer.newReference", () => {
     [
       "another session's part with this MAC",
       `${OTHER_SESSION.slice(7)}.${nonce}.${mac}`,
+    ],
+    // The MAC covers the session id: made for one session, it is worth
+    // nothing moved under another's id.
+    [
+      "another session's nonce and MAC under this session's id",
+      `${sessionPart}.${otherNonce}.${otherMac}`,
     ],
     ["a guessed reference", `${sessionPart}.AAAAAA.AAAAAAAAAAAA`],
   ])("refuses a forged or altered reference: %s", (_, candidate) => {

@@ -204,17 +204,36 @@ describe("pollCardServiceSession", () => {
   })
 
   it("returns the last pending state when the time runs out", async () => {
-    const { fetch, calls } = fakeFetch([session("pending")])
-    const started = Date.now()
-    const result = await pollCardServiceSession({
-      ...options,
-      fetch,
-      intervalMs: 100,
-      timeoutMs: 350,
-    })
-    expect(result.outcome).toBe("pending")
-    expect(Date.now() - started).toBeLessThan(2_000)
-    expect(calls.length).toBeGreaterThanOrEqual(3)
+    // On a fake clock (Date and timers), so a busy machine changes nothing:
+    // asks every 100 ms, once more at the 350 ms deadline, then stops.
+    jest.useFakeTimers({ now: new Date("2030-01-01T00:00:00Z") })
+    try {
+      const { fetch: answer } = fakeFetch([session("pending")])
+      const started = Date.now()
+      const askedAt: number[] = []
+      const fetch: FetchLike = (url, init) => {
+        askedAt.push(Date.now() - started)
+        return answer(url, init)
+      }
+      let finished = false
+      const polling = pollCardServiceSession({
+        ...options,
+        fetch,
+        intervalMs: 100,
+        timeoutMs: 350,
+      }).finally(() => {
+        finished = true
+      })
+      await jest.advanceTimersByTimeAsync(349)
+      expect(finished).toBe(false)
+      await jest.advanceTimersByTimeAsync(1)
+      const result = await polling
+      expect(result.outcome).toBe("pending")
+      expect(askedAt).toEqual([0, 100, 200, 300, 350])
+      expect(Date.now() - started).toBe(350)
+    } finally {
+      jest.useRealTimers()
+    }
   })
 
   it("throws an unknown session at once", async () => {
