@@ -1,0 +1,21 @@
+import { MEDUSA_BACKEND_URL, MEDUSA_PUBLISHABLE_KEY } from "@lib/config"
+import CardServicePending from "@modules/checkout/components/card-service-pending"
+
+export default async function CardServicePendingPage({
+  params,
+  searchParams,
+}: {
+  params: Promise<{ countryCode: string }>
+  searchParams: Promise<{ session_id?: string }>
+}) {
+  const { countryCode } = await params
+  const { session_id } = await searchParams
+  return (
+    <CardServicePending
+      countryCode={countryCode}
+      sessionId={session_id ?? ""}
+      backendUrl={MEDUSA_BACKEND_URL}
+      publishableKey={MEDUSA_PUBLISHABLE_KEY}
+    />
+  )
+}
