@@ -1,7 +1,6 @@
 import { resolveCardServiceReturn } from "medusa-payment-card-service/storefront"
 import { revalidateTag } from "next/cache"
 import { NextRequest, NextResponse } from "next/server"
-import { MEDUSA_BACKEND_URL, MEDUSA_PUBLISHABLE_KEY } from "@lib/config"
 import { getCacheTag, removeCartId } from "@lib/data/cookies"
 
 /**
@@ -15,8 +14,8 @@ export async function GET(
 ) {
   const { countryCode } = await params
   const next = await resolveCardServiceReturn(req.nextUrl, {
-    backendUrl: MEDUSA_BACKEND_URL,
-    publishableKey: MEDUSA_PUBLISHABLE_KEY,
+    backendUrl: process.env.NEXT_PUBLIC_MEDUSA_BACKEND_URL!,
+    publishableKey: process.env.NEXT_PUBLIC_MEDUSA_PUBLISHABLE_KEY!,
   })
   // The session's data changed (or the cart became an order), as after placeOrder.
   const cartsTag = await getCacheTag("carts")

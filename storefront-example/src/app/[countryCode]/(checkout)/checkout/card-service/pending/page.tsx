@@ -1,4 +1,3 @@
-import { MEDUSA_BACKEND_URL, MEDUSA_PUBLISHABLE_KEY } from "@lib/config"
 import CardServicePending from "@modules/checkout/components/card-service-pending"
 
 export default async function CardServicePendingPage({
@@ -14,8 +13,8 @@ export default async function CardServicePendingPage({
     <CardServicePending
       countryCode={countryCode}
       sessionId={session_id ?? ""}
-      backendUrl={MEDUSA_BACKEND_URL}
-      publishableKey={MEDUSA_PUBLISHABLE_KEY}
+      backendUrl={process.env.NEXT_PUBLIC_MEDUSA_BACKEND_URL!}
+      publishableKey={process.env.NEXT_PUBLIC_MEDUSA_PUBLISHABLE_KEY!}
     />
   )
 }

@@ -2,7 +2,9 @@
 
 import { HttpTypes } from "@medusajs/types"
 import { useSearchParams } from "next/navigation"
-import PaymentButton, { CardServiceConfig } from "./payment-button"
+import PaymentButton, {
+  CardServiceConfig,
+} from "@modules/checkout/components/payment-button"
 
 export default function Review({
   cart,

@@ -6,8 +6,8 @@ import { useState } from "react"
 import { setShippingMethod } from "@lib/data/cart"
 import { convertToLocale } from "@lib/util/money"
 import Button from "@modules/common/components/button"
-import ErrorMessage from "@modules/common/components/error-message"
-import StepHeader from "./step-header"
+import ErrorMessage from "@modules/checkout/components/error-message"
+import StepHeader from "@modules/checkout/components/step-header"
 
 export default function Shipping({
   cart,

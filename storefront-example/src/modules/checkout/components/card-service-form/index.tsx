@@ -3,83 +3,68 @@
 import { HttpTypes } from "@medusajs/types"
 import {
   cardTypeFor,
-  CardServiceStorefrontError,
   isPotentiallyValidCardNumber,
   SERVICE_CARD_TYPE_LABELS,
   submitCardServiceForm,
 } from "medusa-payment-card-service/storefront"
 import { useCardServiceForm } from "medusa-payment-card-service/storefront/react"
 import { FormEvent, useState } from "react"
+import ErrorMessage from "@modules/checkout/components/error-message"
 import Button from "@modules/common/components/button"
-import ErrorMessage from "@modules/common/components/error-message"
 import Input from "@modules/common/components/input"
 import NativeSelect from "@modules/common/components/native-select"
 
-const MONTHS = Array.from({ length: 12 }, (_, i) =>
-  String(i + 1).padStart(2, "0")
-)
-const YEARS = Array.from({ length: 15 }, (_, i) =>
-  String(new Date().getFullYear() + i)
+const MONTHS = Array.from({ length: 12 }, (_, i) => `${i + 1}`.padStart(2, "0"))
+const YEARS = Array.from(
+  { length: 15 },
+  (_, i) => `${new Date().getFullYear() + i}`
 )
 
 /**
- * The card form in the starter's own inputs. The billing fields come filled
- * from the cart's billing address (the address step), so only the card is
- * asked for. On "Place order" the browser posts the card straight to the card
+ * The card form in the storefront's own inputs. The billing fields come
+ * filled from the cart's billing address, so only the card is asked for.
+ * "Place order" posts the card from the browser straight to the card
  * service; the plugin completes the cart after 3-D Secure.
  */
-export default function CardServiceForm({
-  session,
-  notReady,
-  backendUrl,
-  publishableKey,
-}: {
+export default function CardServiceForm(props: {
   session: HttpTypes.StorePaymentSession
   notReady: boolean
   backendUrl: string
   publishableKey: string
 }) {
+  const { session, notReady, backendUrl, publishableKey } = props
   const form = useCardServiceForm({
     backendUrl,
     publishableKey,
     sessionId: notReady ? null : session.id,
   })
-  const [number, setNumber] = useState("")
-  const [month, setMonth] = useState("")
-  const [year, setYear] = useState("")
+  const [card, setCard] = useState({ number: "", month: "", year: "" })
   const [error, setError] = useState<string | null>(null)
   const [submitting, setSubmitting] = useState(false)
-  const brand = cardTypeFor(number)
-  const brandLabel = SERVICE_CARD_TYPE_LABELS.find(
-    ([value]) => value === brand
-  )?.[1]
+  const brand = SERVICE_CARD_TYPE_LABELS.find(
+    ([v]) => v === cardTypeFor(card.number)
+  )
+  const payUrl = (session.data as { pay_url?: string } | undefined)?.pay_url
 
   const onSubmit = (event: FormEvent) => {
     event.preventDefault()
     if (form.status !== "ready") return
     try {
       submitCardServiceForm(form.descriptor, {
-        number,
-        expiryMonth: month,
-        expiryYear: year,
+        number: card.number,
+        expiryMonth: card.month,
+        expiryYear: card.year,
       })
       setSubmitting(true) // the page is leaving for the card service
     } catch (e) {
-      setError(
-        e instanceof CardServiceStorefrontError
-          ? e.message
-          : "The payment could not be started. Please try again."
-      )
+      setError((e as Error).message) // invalid number, unknown card, past expiry
     }
   }
 
   if (form.status === "error") {
     return (
       <div className="flex flex-col gap-4">
-        <ErrorMessage
-          error="The payment form could not be loaded. Please try again."
-          data-testid="card-form-error"
-        />
+        <ErrorMessage error="The payment form could not be loaded. Please try again." />
         <Button
           variant="secondary"
           className="self-start"
@@ -90,40 +75,28 @@ export default function CardServiceForm({
       </div>
     )
   }
-
-  const payUrl = (session.data as { pay_url?: string } | undefined)?.pay_url
   return (
-    <form
-      onSubmit={onSubmit}
-      noValidate
-      className="flex flex-col gap-4"
-      data-testid="card-form"
-    >
+    <form onSubmit={onSubmit} noValidate className="flex flex-col gap-4">
       <div className="relative">
         <Input
           label="Card number"
           name="card-number"
           inputMode="numeric"
           autoComplete="cc-number"
-          maxLength={23}
           required
-          value={number}
-          onChange={(e) => {
-            setNumber(e.target.value)
-            setError(null)
-          }}
+          value={card.number}
+          onChange={(e) => setCard({ ...card, number: e.target.value })}
           error={
-            number && !isPotentiallyValidCardNumber(number)
-              ? "This card number is not valid. Please check it."
-              : null
+            !card.number || isPotentiallyValidCardNumber(card.number)
+              ? null
+              : "This card number is not valid."
           }
         />
         <span
-          aria-live="polite"
-          className="absolute right-4 top-4 text-sm font-medium text-ui-fg-subtle"
+          className="absolute right-4 top-4 text-sm"
           data-testid="card-brand"
         >
-          {brandLabel ?? ""}
+          {brand?.[1]}
         </span>
       </div>
       <div className="grid grid-cols-2 gap-4">
@@ -131,28 +104,22 @@ export default function CardServiceForm({
           label="Expiry month"
           placeholder="Month (MM)"
           autoComplete="cc-exp-month"
-          required
-          value={month}
-          onChange={(e) => setMonth(e.target.value)}
+          value={card.month}
+          onChange={(e) => setCard({ ...card, month: e.target.value })}
         >
           {MONTHS.map((m) => (
-            <option key={m} value={m}>
-              {m}
-            </option>
+            <option key={m}>{m}</option>
           ))}
         </NativeSelect>
         <NativeSelect
           label="Expiry year"
           placeholder="Year (YYYY)"
           autoComplete="cc-exp-year"
-          required
-          value={year}
-          onChange={(e) => setYear(e.target.value)}
+          value={card.year}
+          onChange={(e) => setCard({ ...card, year: e.target.value })}
         >
           {YEARS.map((y) => (
-            <option key={y} value={y}>
-              {y}
-            </option>
+            <option key={y}>{y}</option>
           ))}
         </NativeSelect>
       </div>
@@ -169,20 +136,11 @@ export default function CardServiceForm({
       </Button>
       <p className="text-xs text-ui-fg-muted">
         Your card details go straight to the card service; this shop never sees
-        them.
+        them.{" "}
         {payUrl ? (
-          <>
-            {" "}
-            Or{" "}
-            <a
-              href={payUrl}
-              className="text-ui-interactive underline"
-              data-testid="hosted-page-link"
-            >
-              pay on the card service&apos;s own page
-            </a>
-            .
-          </>
+          <a href={payUrl} className="underline" data-testid="hosted-page-link">
+            Or pay on the card service&apos;s own page.
+          </a>
         ) : null}
       </p>
     </form>

@@ -5,10 +5,10 @@ import { usePathname, useRouter, useSearchParams } from "next/navigation"
 import { useActionState } from "react"
 import { setAddresses } from "@lib/data/cart"
 import Button from "@modules/common/components/button"
-import ErrorMessage from "@modules/common/components/error-message"
+import ErrorMessage from "@modules/checkout/components/error-message"
 import Input from "@modules/common/components/input"
 import NativeSelect from "@modules/common/components/native-select"
-import StepHeader from "./step-header"
+import StepHeader from "@modules/checkout/components/step-header"
 
 export default function Addresses({ cart }: { cart: HttpTypes.StoreCart }) {
   const searchParams = useSearchParams()

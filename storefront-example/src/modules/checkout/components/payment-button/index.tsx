@@ -3,7 +3,7 @@
 import { HttpTypes } from "@medusajs/types"
 import { isCardService } from "@lib/constants"
 import Button from "@modules/common/components/button"
-import CardServiceForm from "./card-service-form"
+import CardServiceForm from "@modules/checkout/components/card-service-form"
 
 export type CardServiceConfig = { backendUrl: string; publishableKey: string }
 

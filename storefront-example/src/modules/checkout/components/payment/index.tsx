@@ -15,8 +15,8 @@ import { useState } from "react"
 import { isCardService, paymentInfoMap } from "@lib/constants"
 import { initiatePaymentSession } from "@lib/data/cart"
 import Button from "@modules/common/components/button"
-import ErrorMessage from "@modules/common/components/error-message"
-import StepHeader from "./step-header"
+import ErrorMessage from "@modules/checkout/components/error-message"
+import StepHeader from "@modules/checkout/components/step-header"
 
 export default function Payment({
   cart,
