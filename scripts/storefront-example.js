@@ -124,7 +124,7 @@ function install({ force = false } = {}) {
   if (
     !fs.existsSync(path.join(EXAMPLE, "node_modules", "next", "package.json"))
   ) {
-    run("npm", ["ci", "--no-audit", "--no-fund"])
+    installFromLockfile()
   }
   // --no-save: the lockfile would pin the tarball's integrity, which changes
   // with every build (and npm ci would then install a stale copy from its cache).
@@ -137,6 +137,34 @@ function install({ force = false } = {}) {
   ])
   checkTree()
   return true
+}
+
+/**
+ * npm ci, or, as .ci/run does for the root: when the registry cannot serve
+ * other platforms' optional binaries (@next/swc-darwin-*, ...), the lockfile
+ * holds no entries for them and npm ci refuses it ("Missing ... from lock
+ * file"). npm install then installs the same tree, and the lockfile must come
+ * out unchanged.
+ */
+function installFromLockfile() {
+  const lockfile = path.join(EXAMPLE, "package-lock.json")
+  const before = fs.readFileSync(lockfile, "utf8")
+  try {
+    run("npm", ["ci", "--no-audit", "--no-fund"], { quiet: true })
+    return
+  } catch (error) {
+    if (!/from lock file/.test(error.message)) throw error
+    console.log(
+      "npm ci: the lockfile check tripped over unfetchable optional platform packages; installing with npm install"
+    )
+  }
+  run("npm", ["install", "--no-audit", "--no-fund"])
+  if (fs.readFileSync(lockfile, "utf8") !== before) {
+    fs.writeFileSync(lockfile, before)
+    throw new Error(
+      "npm install changed storefront-example/package-lock.json: update and commit it"
+    )
+  }
 }
 
 /** Throws if a Medusa server package is anywhere in the storefront's tree. */
