@@ -34,9 +34,8 @@ const SERVER_PACKAGES = [
 const env = {
   ...process.env,
   NEXT_TELEMETRY_DISABLED: "1",
-  // Next checks that the lockfile lists the SWC binaries of every platform
-  // and asks the registry to patch it; the registry CI uses serves only
-  // Linux's. The lockfile is npm's own, so skip the check.
+  // When the lockfile lacks a platform's SWC binary, next build asks the
+  // registry and rewrites the lockfile; a build must not change it.
   NEXT_IGNORE_INCORRECT_LOCKFILE: "1",
 }
 
