@@ -17,14 +17,31 @@ const common = {
   transform: { "^.+\\.[jt]sx?$": swc },
   testEnvironment: "node",
   moduleFileExtensions: ["js", "ts", "tsx", "json"],
-  modulePathIgnorePatterns: ["<rootDir>/.medusa/", "<rootDir>/.demo-data/"],
+  // storefront-example/ is a Next.js app with its own node_modules (React 19).
+  modulePathIgnorePatterns: [
+    "<rootDir>/.medusa/",
+    "<rootDir>/.demo-data/",
+    "<rootDir>/storefront-example/",
+  ],
 }
 
 module.exports = {
   projects: [
-    { ...common, displayName: "unit", testMatch: ["<rootDir>/tests/unit/**/*.spec.ts"] },
-    { ...common, displayName: "contract", testMatch: ["<rootDir>/tests/contract/**/*.spec.ts"] },
-    { ...common, displayName: "browser", testMatch: ["<rootDir>/tests/browser/**/*.spec.ts"] },
+    {
+      ...common,
+      displayName: "unit",
+      testMatch: ["<rootDir>/tests/unit/**/*.spec.ts"],
+    },
+    {
+      ...common,
+      displayName: "contract",
+      testMatch: ["<rootDir>/tests/contract/**/*.spec.ts"],
+    },
+    {
+      ...common,
+      displayName: "browser",
+      testMatch: ["<rootDir>/tests/browser/**/*.spec.ts"],
+    },
     {
       ...common,
       displayName: "integration",

@@ -4,12 +4,18 @@
 // storefront, so a person can buy with a test card and find the order in the
 // admin. When everything answers it prints the URLs, the admin login and the
 // test cards, then one JSON line for scripts. Ctrl-C stops everything.
+// DEMO_STOREFRONT_URL=<url> starts no demo storefront and sends shoppers back
+// to that storefront instead (yours, or storefront-example/).
 "use strict"
 
 const crypto = require("node:crypto")
 const fs = require("node:fs")
 const path = require("node:path")
-const { closedToPostgres, freePort, startEmbeddedPostgres } = require("./lib/embedded-db")
+const {
+  closedToPostgres,
+  freePort,
+  startEmbeddedPostgres,
+} = require("./lib/embedded-db")
 const {
   DemoError,
   assertPortFree,
@@ -57,6 +63,7 @@ function settings(env = process.env) {
     env.DEMO_DATA_DIR || path.join(ROOT, ".demo-data")
   )
   return {
+    externalStorefront: storefrontUrl(env.DEMO_STOREFRONT_URL),
     backendPort: port("DEMO_BACKEND_PORT", 9000),
     storefrontPort: port("DEMO_STOREFRONT_PORT", 8000),
     sandboxPort: port("DEMO_SANDBOX_PORT", 7070),
@@ -68,6 +75,39 @@ function settings(env = process.env) {
     logDir: path.join(dataDir, "logs"),
     stateFile: path.join(dataDir, "demo-state.json"),
   }
+}
+
+/**
+ * DEMO_STOREFRONT_URL: a storefront the demo does not start (the Next.js
+ * starter, storefront-example/). Medusa's provider returns shoppers there
+ * (storefrontUrl) and the store API admits its origin (STORE_CORS).
+ */
+function storefrontUrl(text) {
+  if (text === undefined || text === "") return null
+  let url
+  try {
+    url = new URL(text)
+  } catch {
+    url = null
+  }
+  if (!url || !/^https?:$/.test(url.protocol) || url.search || url.hash) {
+    throw new DemoError(
+      `DEMO_STOREFRONT_URL must be an http(s) URL without query, such as http://localhost:8000, got ${JSON.stringify(text)}`
+    )
+  }
+  return url.toString().replace(/\/+$/, "")
+}
+
+/** The origins the store API must admit for a storefront, loopback in both spellings. */
+function corsOrigins(storefront) {
+  const url = new URL(storefront)
+  const origins = [url.origin]
+  const twin = { localhost: "127.0.0.1", "127.0.0.1": "localhost" }[
+    url.hostname
+  ]
+  if (twin)
+    origins.push(`${url.protocol}//${twin}${url.port ? `:${url.port}` : ""}`)
+  return origins.join(",")
 }
 
 const running = {
@@ -278,7 +318,7 @@ function medusaEnv(config, urls, sandbox) {
     STOREFRONT_URL: urls.storefront,
     // The storefront calls the store API from the browser; both spellings of
     // loopback, so opening it as 127.0.0.1 works too.
-    STORE_CORS: `${urls.storefront},http://127.0.0.1:${config.storefrontPort}`,
+    STORE_CORS: corsOrigins(urls.storefront),
     ADMIN_CORS: urls.backend,
     AUTH_CORS: `${urls.backend},${urls.storefront}`,
     CARD_SERVICE_CLIENT_CODE: sandbox.credentials.clientCode,
@@ -331,10 +371,12 @@ async function main() {
       label: "Medusa backend",
       envName: "DEMO_BACKEND_PORT",
     })
-    await assertPortFree(config.storefrontPort, {
-      label: "demo storefront",
-      envName: "DEMO_STOREFRONT_PORT",
-    })
+    if (!config.externalStorefront) {
+      await assertPortFree(config.storefrontPort, {
+        label: "demo storefront",
+        envName: "DEMO_STOREFRONT_PORT",
+      })
+    }
     await assertPortFree(config.sandboxPort, {
       label: "card-service sandbox",
       envName: "DEMO_SANDBOX_PORT",
@@ -378,7 +420,8 @@ async function main() {
 
   const urls = {
     backend: `http://localhost:${config.backendPort}`,
-    storefront: `http://localhost:${config.storefrontPort}`,
+    storefront:
+      config.externalStorefront ?? `http://localhost:${config.storefrontPort}`,
     admin: `http://localhost:${config.backendPort}/app`,
     sandbox: sandbox.url,
   }
@@ -418,21 +461,23 @@ async function main() {
   }
   const seed = state.seed
 
-  running.storefront = await step("Starting the demo storefront", () =>
-    startStorefront({
-      port: config.storefrontPort,
-      returnPath: RETURN_PATH,
-      config: {
-        backendUrl: urls.backend,
-        adminUrl: urls.admin,
-        publishableKey: seed.publishableKey,
-        regionId: seed.regionId,
-        salesChannelId: seed.salesChannelId,
-        providerId: PROVIDER_ID,
-        testCards: Object.values(TEST_CARDS),
-      },
-    })
-  )
+  if (!config.externalStorefront) {
+    running.storefront = await step("Starting the demo storefront", () =>
+      startStorefront({
+        port: config.storefrontPort,
+        returnPath: RETURN_PATH,
+        config: {
+          backendUrl: urls.backend,
+          adminUrl: urls.admin,
+          publishableKey: seed.publishableKey,
+          regionId: seed.regionId,
+          salesChannelId: seed.salesChannelId,
+          providerId: PROVIDER_ID,
+          testCards: Object.values(TEST_CARDS),
+        },
+      })
+    )
+  }
 
   const medusaLog = path.join(config.logDir, "medusa.log")
   await step(
@@ -498,6 +543,7 @@ async function main() {
     adminPassword: seed.adminPassword,
     publishableKey: seed.publishableKey,
     regionId: seed.regionId,
+    storefrontStarted: !config.externalStorefront,
     testCards: {
       approved: TEST_CARDS.approved.number,
       challenge: TEST_CARDS.challenge.number,
@@ -507,7 +553,12 @@ async function main() {
   console.log(`
 Ready in ${seconds(startedAt)}.
 
-  Storefront   ${urls.storefront}      buy something here
+  Storefront   ${urls.storefront}      ${
+    config.externalStorefront
+      ? "not started by the demo (DEMO_STOREFRONT_URL); start it with:\n" +
+        `                 NEXT_PUBLIC_MEDUSA_BACKEND_URL=${urls.backend} NEXT_PUBLIC_MEDUSA_PUBLISHABLE_KEY=${seed.publishableKey}`
+      : "buy something here"
+  }
   Admin        ${urls.admin}  log in as ${seed.adminEmail} / ${seed.adminPassword}
   Backend      ${urls.backend}
   Sandbox      ${urls.sandbox}      the card service (test mode)

@@ -33,8 +33,8 @@ export type SettleOutcome =
   | { kind: "ignored"; cartId: string | null; reason: string }
   /** No card-service session by that id. */
   | { kind: "unknown_session" }
-  /** The session is gone (cart changed); its approval was reversed. */
-  | { kind: "released" }
+  /** The session is gone (cart changed); its approval was reversed by this provider. */
+  | { kind: "released"; providerId: string }
 
 const LOCK_TIMEOUT_SECONDS = 30
 
@@ -158,7 +158,7 @@ async function releaseOrphan(
     if (!id.startsWith(PROVIDER_ID_PREFIX)) continue
     const provider = cardServiceProvider(container, id)
     if (await provider.releaseOrphanedApproval(sessionId, hint.transactionId)) {
-      return { kind: "released" }
+      return { kind: "released", providerId: id }
     }
   }
   return { kind: "unknown_session" }

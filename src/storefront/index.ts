@@ -34,7 +34,13 @@ export {
   countryTakesState,
 } from "../lib/form-field-rules"
 export type { BillingField, CardField } from "../lib/form-field-rules"
+export {
+  needsNewPaymentSession,
+  paymentFailureMessage,
+} from "./failure-messages"
 export { parseReturnParams } from "./return-params"
 export type { CardServiceReturn } from "./return-params"
+export { resolveCardServiceReturn } from "./return-step"
+export type { CardServiceReturnStep } from "./return-step"
 export { CardServiceStorefrontError } from "./storefront-error"
 export type { CardServiceStorefrontErrorCode } from "./storefront-error"

@@ -10,6 +10,9 @@ export type Ready = {
   adminEmail: string
   adminPassword: string
   publishableKey: string
+  regionId: string
+  /** false with DEMO_STOREFRONT_URL: shoppers return to that storefront. */
+  storefrontStarted: boolean
   testCards: { approved: string; challenge: string; declined: string }
 }
 

@@ -1,6 +1,6 @@
 import type { MedusaRequest, MedusaResponse } from "@medusajs/framework/http"
 import { sendMessagePage } from "../../../../checkout/html-response"
-import { loadCardServiceSession } from "../../../../checkout/provider-lookup"
+import { cardServiceProvider, loadCardServiceSession } from "../../../../checkout/provider-lookup"
 import { settlePayment, SettleOutcome } from "../../../../checkout/settle-payment"
 
 /**
@@ -28,8 +28,21 @@ async function handleReturn(
   params: Record<string, unknown>
 ) {
   const sessionId = req.params.session_id
+  const transactionId = typeof params.transactionId === "string" ? params.transactionId : undefined
   const found = await loadCardServiceSession(req.scope, sessionId)
   if (!found) {
+    // Medusa drops a cart's session when the cart's total changes. A payment
+    // made on the old form is reversed, and the shopper goes back to the
+    // storefront's default return page (return_to went with the session) to
+    // pay again, rather than to a dead end here.
+    const orphan = transactionId
+      ? await settlePayment(req.scope, sessionId, { transactionId, source: "return" }).catch(() => null)
+      : null
+    if (orphan?.kind === "released") {
+      const target = cardServiceProvider(req.scope, orphan.providerId).returnTarget(null)
+      target.searchParams.set("session_id", sessionId)
+      return redirectBack(res, target, orphan, sessionId, "")
+    }
     return sendMessagePage(res, 404, {
       title: "Payment not found",
       message: "There is no card payment under this address. Go back to the shop and check your order.",
@@ -42,7 +55,7 @@ async function handleReturn(
   let outcome: SettleOutcome
   try {
     outcome = await settlePayment(req.scope, sessionId, {
-      transactionId: typeof params.transactionId === "string" ? params.transactionId : undefined,
+      transactionId,
       source: "return",
     })
   } catch (error) {
@@ -52,6 +65,11 @@ async function handleReturn(
     outcome = { kind: "pending", cartId: null }
   }
 
+  return redirectBack(res, target, outcome, sessionId, provider.options.backendUrl)
+}
+
+/** The 303 back to the storefront, with the outcome in the query. */
+function redirectBack(res: MedusaResponse, target: URL, outcome: SettleOutcome, sessionId: string, backendUrl: string) {
   switch (outcome.kind) {
     case "order":
       target.searchParams.set("status", "paid")
@@ -61,7 +79,7 @@ async function handleReturn(
       target.searchParams.set("status", "failed")
       target.searchParams.set("reason_code", outcome.failure.code)
       target.searchParams.set("reason", outcome.failure.message)
-      target.searchParams.set("retry_url", `${provider.options.backendUrl}/card-service/pay/${sessionId}`)
+      target.searchParams.set("retry_url", `${backendUrl}/card-service/pay/${sessionId}`)
       if (outcome.cartId) target.searchParams.set("cart_id", outcome.cartId)
       break
     case "released":

@@ -1,0 +1,455 @@
+import { ChildProcess, spawn } from "node:child_process"
+import fs from "node:fs"
+import os from "node:os"
+import path from "node:path"
+import { Browser, BrowserContext, Page } from "playwright-core"
+import { launchChromium } from "../helpers/chromium"
+import {
+  exited,
+  freePorts,
+  readyLine,
+  Ready,
+  signalGroup,
+} from "../helpers/demo-process"
+
+/**
+ * The starter-shaped Next.js storefront in storefront-example/ (Next 15,
+ * React 19, js-sdk; this package installed from its packed tarball) against
+ * `npm run demo` with DEMO_STOREFRONT_URL: Medusa with the plugin, the
+ * sandbox, no demo storefront. A shopper goes through its checkout (address,
+ * delivery, payment, review with the card form) in Chromium, and every
+ * scenario ends on the order page with the cart cookie gone, or on the
+ * message that fits.
+ */
+jest.setTimeout(10 * 60_000)
+
+type Processes = {
+  spawnNode: (
+    args: string[],
+    options: { env: NodeJS.ProcessEnv; logFile: string; cwd: string }
+  ) => ChildProcess & { exited: Promise<unknown> }
+  stopGroup: (child: ChildProcess) => Promise<void>
+  waitForHttp: (
+    url: string,
+    options: { child?: ChildProcess; timeoutMs: number }
+  ) => Promise<unknown>
+}
+type Example = {
+  EXAMPLE: string
+  env: NodeJS.ProcessEnv
+  install: () => boolean
+  build: () => boolean
+}
+// Plain CommonJS scripts, shared with `npm run demo` and CI.
+const { spawnNode, stopGroup, waitForHttp } =
+  require("../../scripts/lib/demo-processes") as Processes
+const example = require("../../scripts/storefront-example") as Example
+
+const ROOT = path.resolve(__dirname, "..", "..")
+const SHOTS = path.join(ROOT, "test-results")
+const CARDS = {
+  approved: "4000000000001000",
+  challenge: "4000001000001008",
+  declined: "4000000000002032",
+  review: "4000000000004806",
+}
+const EXPIRY_YEAR = String(new Date().getFullYear() + 3)
+
+describe("storefront-example: the starter's checkout with the card service", () => {
+  let dataDir: string
+  let demo: ChildProcess | undefined
+  let output = ""
+  let next: (ChildProcess & { exited: Promise<unknown> }) | undefined
+  let browser: Browser | undefined
+  let ready: Ready
+  let storefront: string
+  const timings: string[] = []
+  const started = Date.now()
+  const lap = (label: string) =>
+    timings.push(`${label}: ${((Date.now() - started) / 1000).toFixed(1)} s`)
+
+  beforeAll(async () => {
+    fs.mkdirSync(SHOTS, { recursive: true })
+    dataDir = fs.mkdtempSync(path.join(os.tmpdir(), "card-service-storefront-"))
+    // CI installs and builds it beforehand (.ci/run); otherwise this does,
+    // and skips whatever is already current.
+    example.install()
+    lap("storefront installed")
+    example.build()
+    lap("storefront built")
+
+    const [backendPort, sandboxPort, storefrontPort] = await freePorts(3)
+    storefront = `http://localhost:${storefrontPort}`
+    const env: NodeJS.ProcessEnv = {
+      ...process.env,
+      DEMO_DATA_DIR: dataDir,
+      DEMO_BACKEND_PORT: String(backendPort),
+      DEMO_SANDBOX_PORT: String(sandboxPort),
+      DEMO_STOREFRONT_URL: storefront,
+    }
+    delete env.NODE_OPTIONS
+    demo = spawn("npm", ["run", "demo"], {
+      cwd: ROOT,
+      env,
+      detached: true,
+      stdio: ["ignore", "pipe", "pipe"],
+    })
+    demo.stdout!.on("data", (chunk) => (output += chunk))
+    demo.stderr!.on("data", (chunk) => (output += chunk))
+    ready = await readyLine(demo, () => output, 8 * 60_000)
+    lap("demo ready")
+    expect(ready.storefront).toBe(storefront)
+    expect(ready.storefrontStarted).toBe(false)
+    expect(output).toContain("not started by the demo (DEMO_STOREFRONT_URL)")
+
+    const nextEnv: NodeJS.ProcessEnv = {
+      ...example.env,
+      NODE_ENV: "production",
+      NEXT_PUBLIC_MEDUSA_BACKEND_URL: ready.backend,
+      NEXT_PUBLIC_MEDUSA_PUBLISHABLE_KEY: ready.publishableKey,
+      NEXT_PUBLIC_DEFAULT_REGION: "de",
+    }
+    delete nextEnv.NODE_OPTIONS
+    next = spawnNode(
+      [
+        path.join(
+          example.EXAMPLE,
+          "node_modules",
+          "next",
+          "dist",
+          "bin",
+          "next"
+        ),
+        "start",
+        "--port",
+        String(storefrontPort),
+        "--hostname",
+        "127.0.0.1",
+      ],
+      {
+        env: nextEnv,
+        logFile: path.join(dataDir, "next.log"),
+        cwd: example.EXAMPLE,
+      }
+    )
+    await waitForHttp(`${storefront}/de`, { child: next, timeoutMs: 60_000 })
+    lap("storefront answering")
+    browser = await launchChromium()
+  })
+
+  afterAll(async () => {
+    await browser?.close()
+    if (next) await stopGroup(next)
+    if (demo?.pid && demo.exitCode === null && demo.signalCode === null) {
+      signalGroup(demo.pid, "SIGINT")
+      await exited(demo, 60_000).catch(() => signalGroup(demo!.pid!, "SIGKILL"))
+    }
+    fs.rmSync(dataDir, { recursive: true, force: true })
+    lap("stopped")
+    console.log(`storefront-example timings\n  ${timings.join("\n  ")}`)
+  })
+
+  /** A fresh browser (no cookies) at `width` px, on the store's front page. */
+  async function shopper(
+    width = 1280
+  ): Promise<{ context: BrowserContext; page: Page }> {
+    const context = await browser!.newContext({
+      viewport: { width, height: width < 600 ? 844 : 900 },
+    })
+    const page = await context.newPage()
+    return { context, page }
+  }
+
+  /** Product, cart, address, delivery, "Credit card": ends on the review step's card form. */
+  async function checkoutToReview(page: Page) {
+    await page.goto(storefront)
+    // The starter's middleware: no country in the path, the default one.
+    await page.waitForURL(`${storefront}/de`)
+    await page.getByRole("button", { name: "Add to cart" }).first().click()
+    await page.waitForURL(`${storefront}/de/cart`)
+    await page.getByRole("link", { name: "Go to checkout" }).click()
+    await page.getByLabel("First name").fill("Ada")
+    await page.getByLabel("Last name").fill("Lovelace")
+    await page.getByLabel("Address").fill("Unter den Linden 1")
+    await page.getByLabel("Postal code").fill("10117")
+    await page.getByLabel("City").fill("Berlin")
+    await page.getByLabel("Country").selectOption("de")
+    await page.getByLabel("Email").fill("shopper@example.com")
+    await page.getByLabel("Phone").fill("+4930123456")
+    await page.getByRole("button", { name: "Continue to delivery" }).click()
+    await page.waitForURL("**/de/checkout?step=delivery")
+    await page.getByRole("radio").first().click()
+    await page.getByRole("button", { name: "Continue to payment" }).click()
+    await continueToReview(page)
+  }
+
+  /** On the payment step: choose the card service and go on to the card form. */
+  async function continueToReview(page: Page) {
+    await page.waitForURL("**/de/checkout?step=payment**")
+    await page.getByRole("radio", { name: "Credit card" }).check()
+    await page.getByRole("button", { name: "Continue to review" }).click()
+    await page.waitForURL("**/de/checkout?step=review")
+    // Enabled once the form descriptor has loaded (a fresh reference).
+    await page.waitForSelector(
+      '[data-testid="submit-order-button"]:not([disabled])',
+      {
+        timeout: 30_000,
+      }
+    )
+  }
+
+  async function fillCard(page: Page, number: string) {
+    await page.getByLabel("Card number").fill(number)
+    await page.getByLabel("Expiry month").selectOption("12")
+    await page.getByLabel("Expiry year").selectOption(EXPIRY_YEAR)
+  }
+
+  async function placeOrder(page: Page, number: string) {
+    await fillCard(page, number)
+    await page.getByRole("button", { name: "Place order" }).click()
+  }
+
+  /** The order page, checked against Medusa's order, and the cart cookie gone. */
+  async function expectOrderPage(page: Page, context: BrowserContext) {
+    await page.waitForURL("**/de/order/*/confirmed", { timeout: 60_000 })
+    await expect(
+      page.getByText("Your order was placed successfully.").isVisible()
+    ).resolves.toBe(true)
+    const orderId = (await page.getByTestId("order-id").textContent())!.trim()
+    expect(orderId).toMatch(/^order_/)
+    expect(await cartCookie(context)).toBeUndefined()
+    return orderId
+  }
+
+  async function cartCookie(context: BrowserContext) {
+    return (await context.cookies(storefront)).find(
+      (c) => c.name === "_medusa_cart_id"
+    )?.value
+  }
+
+  /** The shopper's cart as the store API has it (id from the cookie). */
+  async function storeCart(context: BrowserContext) {
+    const id = await cartCookie(context)
+    const response = await fetch(
+      `${ready.backend}/store/carts/${id}?fields=${encodeURIComponent("id,completed_at,*items,*payment_collection.payment_sessions")}`,
+      { headers: { "x-publishable-api-key": ready.publishableKey } }
+    )
+    expect(response.status).toBe(200)
+    return (await response.json()).cart
+  }
+
+  async function adminOrder(orderId: string) {
+    const login = await fetch(`${ready.backend}/auth/user/emailpass`, {
+      method: "POST",
+      headers: { "Content-Type": "application/json" },
+      body: JSON.stringify({
+        email: ready.adminEmail,
+        password: ready.adminPassword,
+      }),
+    })
+    const { token } = await login.json()
+    const fields = "id,payment_status,*items,*payment_collections.payments"
+    const response = await fetch(
+      `${ready.backend}/admin/orders/${orderId}?fields=${encodeURIComponent(fields)}`,
+      { headers: { Authorization: `Bearer ${token}` } }
+    )
+    expect(response.status).toBe(200)
+    return (await response.json()).order
+  }
+
+  it("frictionless card: the order page, the cart cookie cleared (and the form at 1280 px)", async () => {
+    const { context, page } = await shopper(1280)
+    const posted: string[] = []
+    page.on("request", (request) => {
+      if (request.method() === "POST")
+        posted.push(`${request.url()} ${request.postData() ?? ""}`)
+    })
+    await checkoutToReview(page)
+    await fillCard(page, CARDS.approved)
+    // The starter's own fields: no second billing block, the brand detected.
+    await expect(page.getByTestId("card-brand").textContent()).resolves.toBe(
+      "Visa"
+    )
+    await expect(page.getByLabel("First name").count()).resolves.toBe(0)
+    await page.screenshot({
+      path: path.join(SHOTS, "storefront-card-form-1280.png"),
+      fullPage: true,
+    })
+    await page.getByRole("button", { name: "Place order" }).click()
+
+    const orderId = await expectOrderPage(page, context)
+    const order = await adminOrder(orderId)
+    expect(order.payment_status).toBe("authorized")
+    expect(order.payment_collections[0].payments[0].data).toMatchObject({
+      state: "authorized",
+      card: { suffix: "1000" },
+    })
+    // The card number went to the card service only: not to Medusa, not to the storefront.
+    expect(
+      posted.some(
+        (p) => p.startsWith(ready.sandbox) && p.includes(CARDS.approved)
+      )
+    ).toBe(true)
+    expect(
+      posted
+        .filter((p) => !p.startsWith(ready.sandbox))
+        .some((p) => p.includes(CARDS.approved))
+    ).toBe(false)
+    lap("frictionless")
+    await context.close()
+  })
+
+  it("3-D Secure challenge at 390 px: Pass, then the order page", async () => {
+    const { context, page } = await shopper(390)
+    await checkoutToReview(page)
+    await fillCard(page, CARDS.challenge)
+    await page.screenshot({
+      path: path.join(SHOTS, "storefront-card-form-390.png"),
+      fullPage: true,
+    })
+    await page.getByRole("button", { name: "Place order" }).click()
+    await page.waitForURL(`${ready.sandbox}/3ds/challenge/**`)
+    await page.click("#pass")
+    await expectOrderPage(page, context)
+    lap("3ds challenge")
+    await context.close()
+  })
+
+  it("declined, then paid on the same session", async () => {
+    const { context, page } = await shopper()
+    await checkoutToReview(page)
+    const sessionId = (await storeCart(context)).payment_collection
+      .payment_sessions[0].id
+    await placeOrder(page, CARDS.declined)
+
+    await page.waitForURL("**/de/checkout?step=payment&payment_error=203")
+    await expect(
+      page.getByTestId("payment-error-message").textContent()
+    ).resolves.toBe(
+      "Your card was declined. Please use another card or contact your bank."
+    )
+    await page.screenshot({
+      path: path.join(SHOTS, "storefront-declined.png"),
+      fullPage: true,
+    })
+    const cart = await storeCart(context)
+    expect(cart.completed_at).toBeNull()
+    expect(
+      cart.payment_collection.payment_sessions.map((s: { id: string }) => s.id)
+    ).toEqual([sessionId])
+
+    await continueToReview(page)
+    await placeOrder(page, CARDS.approved)
+    const orderId = await expectOrderPage(page, context)
+    const order = await adminOrder(orderId)
+    expect(order.payment_collections[0].payments[0].payment_session_id).toBe(
+      sessionId
+    )
+    lap("declined then retried")
+    await context.close()
+  })
+
+  it("under review (480): the pending page polls, then settles on the review message; no order, the cart kept", async () => {
+    const { context, page } = await shopper()
+    await checkoutToReview(page)
+    await placeOrder(page, CARDS.review)
+    await page.waitForURL("**/de/checkout/card-service/pending?session_id=*")
+    await page
+      .getByText("Your payment is being reviewed by the card service.", {
+        exact: false,
+      })
+      .waitFor({ timeout: 30_000 })
+    // It stays there: no order comes, so the page does not move on.
+    await page.waitForTimeout(3000)
+    expect(page.url()).toContain("/de/checkout/card-service/pending?")
+    expect(await cartCookie(context)).toBeDefined()
+    const cart = await storeCart(context)
+    expect(cart.completed_at).toBeNull()
+    lap("review 480")
+    await context.close()
+  })
+
+  it("pending while the result is not in, then settled: the waiting page moves on to the order", async () => {
+    const { context, page } = await shopper()
+    await checkoutToReview(page)
+    const sessionId = (await storeCart(context)).payment_collection
+      .payment_sessions[0].id
+    // Another tab comes back to the return page before this session has a result.
+    const waiting = await context.newPage()
+    await waiting.goto(
+      `${storefront}/de/checkout/card-service?session_id=${sessionId}`
+    )
+    await waiting.waitForURL(
+      `**/de/checkout/card-service/pending?session_id=${sessionId}`
+    )
+    await expect(
+      waiting.getByTestId("payment-pending-message").textContent()
+    ).resolves.toMatch(/confirm your payment with the card service/)
+
+    await placeOrder(page, CARDS.approved)
+    const orderId = await expectOrderPage(page, context)
+    // The waiting page's poll sees the order and goes through the return route to it.
+    await waiting.waitForURL(`**/de/order/${orderId}/confirmed`, {
+      timeout: 30_000,
+    })
+    lap("pending then settled")
+    await context.close()
+  })
+
+  it("cart changed after the form was shown: back to the payment step, a new session, then the order", async () => {
+    const { context, page } = await shopper()
+    await checkoutToReview(page)
+    const before = await storeCart(context)
+    const oldSession = before.payment_collection.payment_sessions[0].id
+    // The cart changes behind the shown form (another tab adds an item).
+    const added = await fetch(
+      `${ready.backend}/store/carts/${before.id}/line-items`,
+      {
+        method: "POST",
+        headers: {
+          "x-publishable-api-key": ready.publishableKey,
+          "Content-Type": "application/json",
+        },
+        body: JSON.stringify({
+          variant_id: before.items[0].variant_id,
+          quantity: 1,
+        }),
+      }
+    )
+    expect(added.status).toBe(200)
+    await placeOrder(page, CARDS.approved)
+
+    await page.waitForURL(
+      "**/de/checkout?step=payment&payment_error=cart_changed"
+    )
+    await expect(
+      page.getByTestId("payment-error-message").textContent()
+    ).resolves.toMatch(/Your cart changed while you were paying/)
+    await continueToReview(page)
+    const after = await storeCart(context)
+    const newSession = after.payment_collection.payment_sessions[0].id
+    expect(newSession).not.toBe(oldSession)
+    await placeOrder(page, CARDS.approved)
+    const orderId = await expectOrderPage(page, context)
+    const order = await adminOrder(orderId)
+    expect(order.items[0].quantity).toBe(2)
+    expect(order.payment_collections[0].payments[0].payment_session_id).toBe(
+      newSession
+    )
+    lap("cart changed")
+    await context.close()
+  })
+
+  it("the hosted page instead of the form, then the order page", async () => {
+    const { context, page } = await shopper()
+    await checkoutToReview(page)
+    await page.getByTestId("hosted-page-link").click()
+    await page.waitForURL(`${ready.backend}/card-service/pay/**`)
+    await page.fill("#card-number", CARDS.approved)
+    await page.selectOption("select[name=cardExpirationYear]", EXPIRY_YEAR)
+    await page.getByRole("button", { name: /^Pay / }).click()
+    await expectOrderPage(page, context)
+    lap("hosted page")
+    await context.close()
+  })
+})
