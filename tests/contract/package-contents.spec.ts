@@ -117,7 +117,9 @@ describe("the packed package", () => {
     const dead: string[] = []
     for (const file of paths.filter((p) => p.endsWith(".md"))) {
       const text = fs.readFileSync(path.join(pack.dir, file), "utf8")
-      for (const [, target] of text.matchAll(/\]\(([^)\s]+)\)/g)) {
+      // Screenshots (docs/images) stay in the repository to keep the
+      // download small: image links are the one kind not followed here.
+      for (const [, target] of text.matchAll(/(?<!!\[[^\]]*)\]\(([^)\s]+)\)/g)) {
         if (/^[a-z]+:/i.test(target) || target.startsWith("#")) continue
         const linked = path.posix.normalize(
           path.posix.join(path.posix.dirname(file), target.split("#")[0])
