@@ -134,6 +134,11 @@ function report(
     ...new Set(run.results.filter((r) => !r.ok).map((r) => r.error)),
   ].slice(0, 5)
   for (const error of errors) lines.push(`  failure: ${error}`)
+  // Which requests Medusa answered with 5xx since the last report (the
+  // instances' logs, in the directory printed at start, say why).
+  for (const answer of cluster.counters.upstream5xxPaths.splice(0)) {
+    lines.push(`  5xx: ${answer}`)
+  }
   process.stdout.write(lines.join("\n") + "\n")
 }
 

@@ -41,7 +41,7 @@ export type Instance = {
 
 export type ProxyCounters = {
   requests: number
-  /** 5xx written by a Medusa instance. */
+  /** 5xx written by a Medusa instance (the first few listed in upstream5xxPaths until reported). */
   upstream5xx: number
   upstream5xxPaths: string[]
   /** 502 the proxy wrote itself: the instance died with the request in flight. */
