@@ -94,6 +94,9 @@ function side(run: RunResult, provider: "card" | "system"): Side {
   }
 }
 
+// 5xx already shown by an earlier report: each report shows its own phase's.
+let reported5xx = 0
+
 /** Card sessions whose callbacks and return reached both instances, of those that ended in an order. */
 function spread(cluster: Cluster, run: RunResult): number {
   return run.results.filter(
@@ -125,7 +128,8 @@ function report(
     `  ratio card/system: throughput ${f(card.perSecond / system.perSecond, 2)}x (goal >= 0.9), ` +
       `p50 ${f(card.p50 / system.p50, 2)}x, p95 ${f(card.p95 / system.p95, 2)}x, p99 ${f(card.p99 / system.p99, 2)}x (goal <= 1.2)`,
     `  must be zero: double orders ${counts.doubleOrders}, double captures ${counts.doubleCaptures}, ` +
-      `approvals left behind ${counts.approvalsLeftBehind}, 5xx from Medusa ${counts.upstream5xx}`,
+      `approvals left behind ${counts.approvalsLeftBehind}, 5xx from Medusa ${counts.upstream5xx - reported5xx} ` +
+      `(run total ${counts.upstream5xx}; the other counts are totals over the run)`,
     `  also: orders without a capture ${counts.ordersWithoutCapture}, callback copies never delivered ${counts.undeliveredCallbacks}`,
     `  sessions whose callbacks and return reached both instances: ${spread(cluster, run)} of ${side(run, "card").n}`,
     ...extra.map((line) => `  ${line}`),
@@ -134,6 +138,7 @@ function report(
     ...new Set(run.results.filter((r) => !r.ok).map((r) => r.error)),
   ].slice(0, 5)
   for (const error of errors) lines.push(`  failure: ${error}`)
+  reported5xx = counts.upstream5xx
   // Which requests Medusa answered with 5xx since the last report (the
   // instances' logs, in the directory printed at start, say why).
   for (const answer of cluster.counters.upstream5xxPaths.splice(0)) {
