@@ -14,7 +14,11 @@ jest.setTimeout(240_000)
 let cluster: Cluster
 
 beforeAll(async () => {
-  cluster = await startCluster({ dbEnv: process.env, stock: 200 })
+  cluster = await startCluster({
+    dbEnv: process.env,
+    stock: 200,
+    keepLogs: false,
+  })
 }, 200_000)
 
 afterAll(async () => {

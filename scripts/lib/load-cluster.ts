@@ -75,13 +75,21 @@ export async function startCluster({
   log = () => {},
   dbEnv,
   stock = 5000,
+  keepLogs = true,
 }: {
   log?: Log
   dbEnv?: Record<string, string | undefined>
   stock?: number
+  /** Keep the instances' logs after stop() (the benchmark points to them; tests do not). */
+  keepLogs?: boolean
 } = {}): Promise<Cluster> {
   const logDir = fs.mkdtempSync(path.join(os.tmpdir(), "card-service-load-"))
   const cleanups: Array<() => Promise<void>> = []
+  if (!keepLogs) {
+    cleanups.push(async () =>
+      fs.rmSync(logDir, { recursive: true, force: true })
+    )
+  }
   const stop = async () => {
     for (const cleanup of cleanups.reverse()) {
       await cleanup().catch(() => {})
