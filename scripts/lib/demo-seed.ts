@@ -81,6 +81,17 @@ async function readSeed(
   }
 }
 
+/**
+ * DEMO_SEED_PROVIDERS: more providers for the region (comma-separated), so the
+ * load benchmark can compare with pp_system_default on the same store.
+ */
+function extraProviders(): string[] {
+  return (process.env.DEMO_SEED_PROVIDERS ?? "")
+    .split(",")
+    .map((id) => id.trim())
+    .filter((id) => id && id !== PROVIDER_ID)
+}
+
 async function seedStore(container: ExecArgs["container"]): Promise<DemoSeed> {
   const query = container.resolve(ContainerRegistrationKeys.QUERY)
   const storeModule = container.resolve(Modules.STORE)
@@ -111,7 +122,7 @@ async function seedStore(container: ExecArgs["container"]): Promise<DemoSeed> {
           countries: COUNTRIES,
           // The card service must be enabled on the region, or creating a
           // payment session answers 400 (README, "Troubleshooting").
-          payment_providers: [PROVIDER_ID],
+          payment_providers: [PROVIDER_ID, ...extraProviders()],
         },
       ],
     },
@@ -185,7 +196,7 @@ async function seedStore(container: ExecArgs["container"]): Promise<DemoSeed> {
         (variant.inventory_items ?? []).map((item: any) => ({
           location_id: shipping.locationId,
           inventory_item_id: item.inventory_item_id,
-          stocked_quantity: 1000,
+          stocked_quantity: Number(process.env.DEMO_SEED_STOCK ?? 1000),
         }))
       ),
     },

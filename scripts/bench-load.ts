@@ -1,0 +1,299 @@
+/**
+ * `npm run bench:load`: two Medusa instances with the plugin on one
+ * PostgreSQL and one Redis, the sandbox, and a round-robin proxy, all on
+ * loopback; concurrent shoppers through whole checkouts with the card
+ * service and, alternating, with pp_system_default. Prints throughput and
+ * form-post-to-order latency of both, their ratios, and the counts that must
+ * be zero. A benchmark, not a test: the goals are reported, not asserted.
+ *
+ *   npm run bench:load -- [--concurrency 10,50,100] [--checkouts N] [--time-cap S] [--faults]
+ *
+ * --checkouts: checkouts per provider at each concurrency (default: twice the
+ * concurrency, at least 40). --time-cap: seconds per concurrency before no
+ * new round starts (default 240). --faults: afterwards, three runs at
+ * concurrency 10 with a fault each (sandbox 503s and slow answers, SIGKILL of
+ * one instance, a Redis restart).
+ */
+import { startCluster, Cluster } from "./lib/load-cluster"
+import {
+  audit,
+  Audit,
+  CheckoutResult,
+  percentile,
+  runShoppers,
+  RunResult,
+} from "./lib/load-shoppers"
+
+type Options = {
+  levels: number[]
+  checkouts?: number
+  timeCapMs: number
+  faults: boolean
+  faultCheckouts: number
+}
+
+function parseArgs(argv: string[]): Options {
+  const options: Options = {
+    levels: [10, 50, 100],
+    timeCapMs: 240_000,
+    faults: false,
+    faultCheckouts: 30,
+  }
+  for (let i = 0; i < argv.length; i++) {
+    const arg = argv[i]
+    const value = () => {
+      const v = argv[++i]
+      if (v === undefined) throw new Error(`${arg} needs a value`)
+      return v
+    }
+    const positive = (text: string) => {
+      const n = Number(text)
+      if (!Number.isInteger(n) || n < 1)
+        throw new Error(`${arg}: expected a positive whole number, got ${text}`)
+      return n
+    }
+    if (arg === "--concurrency")
+      options.levels = value().split(",").map(positive)
+    else if (arg === "--checkouts") options.checkouts = positive(value())
+    else if (arg === "--time-cap") options.timeCapMs = positive(value()) * 1000
+    else if (arg === "--fault-checkouts")
+      options.faultCheckouts = positive(value())
+    else if (arg === "--faults") options.faults = true
+    else throw new Error(`unknown argument ${arg}`)
+  }
+  if (options.levels.some((n) => n > 200))
+    throw new Error("--concurrency above 200 is not what this machine is for")
+  return options
+}
+
+const log = (line: string) =>
+  process.stderr.write(
+    `[bench:load ${new Date().toISOString().slice(11, 19)}] ${line}\n`
+  )
+
+type Side = {
+  n: number
+  failed: number
+  perSecond: number
+  p50: number
+  p95: number
+  p99: number
+}
+
+function side(run: RunResult, provider: "card" | "system"): Side {
+  const mine = run.results.filter((r) => r.provider === provider)
+  const ok = mine.filter((r) => r.ok)
+  const ms = ok.map((r) => r.ms!)
+  return {
+    n: ok.length,
+    failed: mine.length - ok.length,
+    perSecond: ok.length / (run.wallMs[provider] / 1000),
+    p50: percentile(ms, 0.5),
+    p95: percentile(ms, 0.95),
+    p99: percentile(ms, 0.99),
+  }
+}
+
+// 5xx already shown by an earlier report: each report shows its own phase's.
+let reported5xx = 0
+
+/** Card sessions whose callbacks and return reached both instances, of those that ended in an order. */
+function spread(cluster: Cluster, run: RunResult): number {
+  return run.results.filter(
+    (r) =>
+      r.provider === "card" &&
+      r.ok &&
+      (cluster.counters.settledOn.get(r.sessionId!)?.size ?? 0) > 1
+  ).length
+}
+
+function report(
+  cluster: Cluster,
+  title: string,
+  run: RunResult,
+  counts: Audit,
+  extra: string[] = []
+) {
+  const card = side(run, "card")
+  const system = side(run, "system")
+  const f = (v: number, d = 0) => (Number.isFinite(v) ? v.toFixed(d) : "-")
+  const row = (name: string, s: Side) =>
+    `  ${name.padEnd(20)} ${String(s.n).padStart(5)} ${String(s.failed).padStart(6)} ${f(s.perSecond, 2).padStart(8)} ${f(s.p50).padStart(7)} ${f(s.p95).padStart(7)} ${f(s.p99).padStart(7)}`
+  const lines = [
+    "",
+    `${title}: ${run.concurrency} concurrent shoppers${run.timedOut ? " (time cap reached)" : ""}`,
+    `  ${"".padEnd(20)} ${"done".padStart(5)} ${"failed".padStart(6)} ${"per s".padStart(8)} ${"p50 ms".padStart(7)} ${"p95 ms".padStart(7)} ${"p99 ms".padStart(7)}`,
+    row("card service", card),
+    row("pp_system_default", system),
+    `  ratio card/system: throughput ${f(card.perSecond / system.perSecond, 2)}x (goal >= 0.9), ` +
+      `p50 ${f(card.p50 / system.p50, 2)}x, p95 ${f(card.p95 / system.p95, 2)}x, p99 ${f(card.p99 / system.p99, 2)}x (goal <= 1.2)`,
+    `  must be zero: double orders ${counts.doubleOrders}, double captures ${counts.doubleCaptures}, ` +
+      `approvals left behind ${counts.approvalsLeftBehind}, 5xx from Medusa ${counts.upstream5xx - reported5xx} ` +
+      `(run total ${counts.upstream5xx}; the other counts are totals over the run)`,
+    `  also: orders without a capture ${counts.ordersWithoutCapture}, callback copies never delivered ${counts.undeliveredCallbacks}`,
+    `  sessions whose callbacks and return reached both instances: ${spread(cluster, run)} of ${side(run, "card").n}`,
+    ...extra.map((line) => `  ${line}`),
+  ]
+  const errors = [
+    ...new Set(run.results.filter((r) => !r.ok).map((r) => r.error)),
+  ].slice(0, 5)
+  for (const error of errors) lines.push(`  failure: ${error}`)
+  reported5xx = counts.upstream5xx
+  // Which requests Medusa answered with 5xx since the last report (the
+  // instances' logs, in the directory printed at start, say why).
+  for (const answer of cluster.counters.upstream5xxPaths.splice(0)) {
+    lines.push(`  5xx: ${answer}`)
+  }
+  process.stdout.write(lines.join("\n") + "\n")
+}
+
+async function faultRun(
+  cluster: Cluster,
+  all: CheckoutResult[],
+  options: Options,
+  title: string,
+  inject: () => Promise<string[]>
+) {
+  const before = { ...cluster.counters }
+  let notes: string[] = []
+  const running = runShoppers(cluster, {
+    concurrency: 10,
+    checkouts: options.faultCheckouts,
+    timeCapMs: options.timeCapMs,
+  })
+  await new Promise((resolve) => setTimeout(resolve, 3000))
+  notes = await inject()
+  const run = await running
+  all.push(...run.results)
+  const counts = await audit(cluster, all, 20_000)
+  const retries = run.results.reduce((sum, r) => sum + r.retries, 0)
+  report(cluster, `fault: ${title}`, run, counts, [
+    ...notes,
+    `cost: ${cluster.counters.proxy502 - before.proxy502} requests lost in flight (502 from the proxy), ` +
+      `${cluster.counters.rerouted - before.rerouted} refused and re-routed, ${retries} store calls repeated by shoppers`,
+  ])
+}
+
+async function main() {
+  const options = parseArgs(process.argv.slice(2))
+  const started = Date.now()
+  const total = options.levels.reduce(
+    (sum, n) => sum + (options.checkouts ?? Math.max(40, 2 * n)),
+    0
+  )
+  const cluster = await startCluster({
+    log,
+    stock: 2 * total + 3 * 2 * options.faultCheckouts + 100,
+  })
+  const stop = async () => {
+    log("stopping")
+    await cluster.stop()
+  }
+  process.once("SIGINT", () => stop().then(() => process.exit(130)))
+  try {
+    log(
+      `ready in ${((Date.now() - started) / 1000).toFixed(0)} s; logs in ${cluster.logDir}`
+    )
+    // Warm-up: the first checkouts compile routes and fill caches on both instances.
+    const warm = await runShoppers(cluster, {
+      concurrency: 4,
+      checkouts: 8,
+      timeCapMs: 120_000,
+    })
+    const all: CheckoutResult[] = [...warm.results]
+    for (const concurrency of options.levels) {
+      const checkouts = options.checkouts ?? Math.max(40, 2 * concurrency)
+      log(`${checkouts} checkouts per provider at concurrency ${concurrency}`)
+      const run = await runShoppers(cluster, {
+        concurrency,
+        checkouts,
+        timeCapMs: options.timeCapMs,
+      })
+      all.push(...run.results)
+      report(cluster, "load", run, await audit(cluster, all))
+    }
+    if (options.faults) {
+      await faultRun(
+        cluster,
+        all,
+        options,
+        "sandbox 503 bursts and slow answers on retrieve and capture",
+        async () => {
+          for (let i = 0; i < 3; i++) {
+            cluster.sandbox.injectFault({
+              type: "status",
+              status: 503,
+              count: 4,
+              path: "/payment/retrieve",
+            })
+            cluster.sandbox.injectFault({
+              type: "status",
+              status: 503,
+              count: 4,
+              path: "/capture",
+            })
+            cluster.sandbox.injectFault({
+              type: "delay",
+              ms: 2000,
+              count: 5,
+              path: "/payment/retrieve",
+            })
+            cluster.sandbox.injectFault({
+              type: "delay",
+              ms: 2000,
+              count: 5,
+              path: "/capture",
+            })
+            await new Promise((resolve) => setTimeout(resolve, 2000))
+          }
+          return [
+            "injected: 3 bursts of 4x 503 and 5x 2 s delays on retrieve and on capture, 2 s apart",
+          ]
+        }
+      )
+      cluster.sandbox.clearFaults()
+      await faultRun(
+        cluster,
+        all,
+        options,
+        "SIGKILL of one instance mid-run",
+        async () => {
+          cluster.killInstance(1)
+          return [
+            `killed ${cluster.instances[1].name} with SIGKILL 3 s into the run; the survivor served the rest`,
+          ]
+        }
+      )
+      log("restarting the killed instance")
+      const restartStarted = Date.now()
+      await cluster.startInstance(1)
+      log(
+        `instance back in ${((Date.now() - restartStarted) / 1000).toFixed(0)} s`
+      )
+      await faultRun(
+        cluster,
+        all,
+        options,
+        "restart of the Redis server",
+        async () => {
+          const t = Date.now()
+          await cluster.restartRedis()
+          return [
+            `Redis stopped (SIGTERM) and started again on its port in ${Date.now() - t} ms, 3 s into the run`,
+          ]
+        }
+      )
+    }
+    log(`done in ${((Date.now() - started) / 1000).toFixed(0)} s`)
+  } finally {
+    await stop()
+  }
+}
+
+main().then(
+  () => process.exit(0),
+  (error) => {
+    console.error(error)
+    process.exit(1)
+  }
+)

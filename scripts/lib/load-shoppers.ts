@@ -1,0 +1,445 @@
+/**
+ * Shoppers for the load benchmark and the two-instance test: whole checkouts
+ * over HTTP through the cluster's proxy, as a storefront and a browser make
+ * them (no browser: the form post carries the headers a browser's navigation
+ * sends), and the audit of what they left behind.
+ */
+import { randomUUID } from "node:crypto"
+import { performance } from "node:perf_hooks"
+import { request } from "undici"
+import { CARD_PROVIDER_ID, Cluster, SYSTEM_PROVIDER_ID } from "./load-cluster"
+
+const NAVIGATION_HEADERS = {
+  "content-type": "application/x-www-form-urlencoded",
+  "sec-fetch-mode": "navigate",
+  "sec-fetch-dest": "document",
+  "sec-fetch-site": "cross-site",
+  "sec-fetch-user": "?1",
+}
+const APPROVED_FRICTIONLESS = { number: "4000000000001000", cardType: "VISA" }
+
+export type Provider = "card" | "system"
+
+export type CheckoutResult = {
+  provider: Provider
+  ok: boolean
+  /** Form post (system: the complete call) to the order, ms. */
+  ms?: number
+  cartId?: string
+  sessionId?: string
+  transactionId?: string
+  error?: string
+  /** Store calls a shopper had to repeat (an instance died under them). */
+  retries: number
+}
+
+type Catalog = { variantId: string; shippingOptionId?: string }
+
+class HttpError extends Error {
+  constructor(
+    readonly status: number,
+    message: string
+  ) {
+    super(message)
+  }
+}
+
+export function storeClient(cluster: Cluster) {
+  const headers = {
+    "x-publishable-api-key": cluster.seed.publishableKey,
+    "content-type": "application/json",
+  }
+  let catalog: Catalog | null = null
+  let retries = 0
+
+  // A shopper (or storefront) repeats a call that failed with 502 once the
+  // other instance takes over; anything else is an error of the run.
+  const call = async (
+    method: "GET" | "POST",
+    url: string,
+    body?: unknown
+  ): Promise<any> => {
+    for (let attempt = 1; ; attempt++) {
+      const response = await request(`${cluster.proxyUrl}${url}`, {
+        method,
+        headers,
+        body: body === undefined ? undefined : JSON.stringify(body),
+        headersTimeout: 60_000,
+        bodyTimeout: 60_000,
+      })
+      const text = await response.body.text()
+      if (response.statusCode === 502 && attempt < 4) {
+        retries++
+        await new Promise((resolve) => setTimeout(resolve, 500 * attempt))
+        continue
+      }
+      if (response.statusCode >= 400) {
+        throw new HttpError(
+          response.statusCode,
+          `${method} ${url}: ${response.statusCode} ${text.slice(0, 200)}`
+        )
+      }
+      return text ? JSON.parse(text) : {}
+    }
+  }
+
+  const loadCatalog = async (): Promise<Catalog> => {
+    if (catalog) return catalog
+    const { products } = await call(
+      "GET",
+      `/store/products?handle=card-service-mug&region_id=${cluster.seed.regionId}`
+    )
+    catalog = { variantId: products[0].variants[0].id }
+    return catalog
+  }
+
+  const cartReadyToPay = async (providerId: string) => {
+    const { variantId } = await loadCatalog()
+    const address = {
+      first_name: "Ada",
+      last_name: "Lovelace",
+      address_1: "Unter den Linden 1",
+      city: "Berlin",
+      postal_code: "10117",
+      country_code: "de",
+      phone: "+4930123456",
+    }
+    const { cart } = await call("POST", "/store/carts", {
+      region_id: cluster.seed.regionId,
+      sales_channel_id: cluster.seed.salesChannelId,
+      // One address per shopper: Medusa creates a guest customer per new
+      // e-mail, and two carts racing to create the same one answer 400
+      // "already exists" (seen with two instances; not the payment path).
+      email: `shopper-${randomUUID()}@example.com`,
+      shipping_address: address,
+      billing_address: address,
+    })
+    await call("POST", `/store/carts/${cart.id}/line-items`, {
+      variant_id: variantId,
+      quantity: 1,
+    })
+    if (!catalog!.shippingOptionId) {
+      const { shipping_options } = await call(
+        "GET",
+        `/store/shipping-options?cart_id=${cart.id}`
+      )
+      catalog!.shippingOptionId = shipping_options[0].id
+    }
+    await call("POST", `/store/carts/${cart.id}/shipping-methods`, {
+      option_id: catalog!.shippingOptionId,
+    })
+    const { payment_collection } = await call(
+      "POST",
+      "/store/payment-collections",
+      { cart_id: cart.id }
+    )
+    const { payment_collection: withSession } = await call(
+      "POST",
+      `/store/payment-collections/${payment_collection.id}/payment-sessions`,
+      { provider_id: providerId }
+    )
+    return {
+      cartId: cart.id as string,
+      sessionId: withSession.payment_sessions[0].id as string,
+    }
+  }
+
+  /**
+   * The card service: the form, the post to the service (frictionless 3DS;
+   * the service calls back twice before it sends the browser on), the
+   * browser's return, then the callback once more after the return.
+   */
+  const cardCheckout = async (): Promise<CheckoutResult> => {
+    const before = retries
+    const result: CheckoutResult = { provider: "card", ok: false, retries: 0 }
+    try {
+      const { cartId, sessionId } = await cartReadyToPay(CARD_PROVIDER_ID)
+      Object.assign(result, { cartId, sessionId })
+      const { form } = await call(
+        "GET",
+        `/store/card-service/sessions/${sessionId}/form`
+      )
+      const fields = {
+        ...form.fields,
+        cardAccountNumber: APPROVED_FRICTIONLESS.number,
+        cardType: APPROVED_FRICTIONLESS.cardType,
+        cardExpirationMonth: "12",
+        cardExpirationYear: String(new Date().getUTCFullYear() + 3),
+      }
+      const started = performance.now()
+      const posted = await request(form.action, {
+        method: "POST",
+        headers: NAVIGATION_HEADERS,
+        body: new URLSearchParams(fields).toString(),
+        headersTimeout: 60_000,
+      })
+      await posted.body.dump()
+      const serviceLocation = String(posted.headers.location ?? "")
+      if (
+        posted.statusCode !== 303 ||
+        !serviceLocation.includes("/card-service/return/")
+      ) {
+        throw new Error(
+          `the service answered the form with ${posted.statusCode} ${serviceLocation}`
+        )
+      }
+      result.transactionId =
+        new URL(serviceLocation).searchParams.get("transactionId") ?? undefined
+      let status: string | null = null
+      for (let attempt = 1; attempt <= 4; attempt++) {
+        const back = await request(serviceLocation, {
+          method: "GET",
+          headers: { "sec-fetch-mode": "navigate" },
+        })
+        await back.body.dump()
+        if (back.statusCode === 502) {
+          result.retries++
+          await new Promise((resolve) => setTimeout(resolve, 500 * attempt))
+          continue
+        }
+        if (back.statusCode >= 500)
+          throw new Error(`the return answered ${back.statusCode}`)
+        status = new URL(String(back.headers.location)).searchParams.get(
+          "status"
+        )
+        break
+      }
+      if (status !== "paid") {
+        // Pending: the storefront would poll; the order must still come.
+        await waitForOrder(cluster, cartId, 30_000)
+      }
+      result.ms = performance.now() - started
+      // The service's late copy, after the shopper is back in the shop.
+      const late = await request(
+        `${cluster.proxyUrl}/card-service/callback/${sessionId}/`,
+        {
+          method: "POST",
+          headers: { "content-type": "application/json" },
+          body: JSON.stringify({
+            decision: "ACCEPT",
+            reasonCode: "100",
+            transactionId: result.transactionId,
+            originalTransactionId: "",
+          }),
+        }
+      )
+      await late.body.dump()
+      result.ok = true
+    } catch (error) {
+      result.error = (error as Error).message
+    }
+    result.retries += retries - before
+    return result
+  }
+
+  /** Medusa's system provider: the same cart, completed directly. */
+  const systemCheckout = async (): Promise<CheckoutResult> => {
+    const before = retries
+    const result: CheckoutResult = { provider: "system", ok: false, retries: 0 }
+    try {
+      const { cartId, sessionId } = await cartReadyToPay(SYSTEM_PROVIDER_ID)
+      Object.assign(result, { cartId, sessionId })
+      const started = performance.now()
+      const completed = await call(
+        "POST",
+        `/store/carts/${cartId}/complete`,
+        {}
+      )
+      if (completed.type !== "order")
+        throw new Error(`complete answered ${completed.type}`)
+      result.ms = performance.now() - started
+      result.ok = true
+    } catch (error) {
+      result.error = (error as Error).message
+    }
+    result.retries += retries - before
+    return result
+  }
+
+  return { cardCheckout, systemCheckout, loadCatalog }
+}
+
+async function waitForOrder(
+  cluster: Cluster,
+  cartId: string,
+  timeoutMs: number
+) {
+  const deadline = Date.now() + timeoutMs
+  for (;;) {
+    const rows = await cluster.query(
+      "SELECT order_id FROM order_cart WHERE cart_id = $1 AND deleted_at IS NULL",
+      [cartId]
+    )
+    if (rows.length) return
+    if (Date.now() > deadline)
+      throw new Error(`no order for cart ${cartId} after ${timeoutMs} ms`)
+    await new Promise((resolve) => setTimeout(resolve, 100))
+  }
+}
+
+export type RunResult = {
+  concurrency: number
+  wallMs: { card: number; system: number }
+  results: CheckoutResult[]
+  timedOut: boolean
+}
+
+/**
+ * `checkouts` of each provider by `concurrency` shoppers. The two providers
+ * alternate in rounds (a round of card checkouts, then a round of system
+ * ones, each with all shoppers at once), so warm-up and background load fall
+ * on both alike; each side's throughput is its checkouts over the time its
+ * own rounds took. `timeCapMs` stops starting new rounds.
+ */
+export async function runShoppers(
+  cluster: Cluster,
+  {
+    concurrency,
+    checkouts,
+    timeCapMs,
+    providers = ["card", "system"],
+  }: {
+    concurrency: number
+    checkouts: number
+    timeCapMs: number
+    providers?: Provider[]
+  }
+): Promise<RunResult> {
+  const client = storeClient(cluster)
+  await client.loadCatalog()
+  const results: CheckoutResult[] = []
+  const wallMs = { card: 0, system: 0 }
+  const deadline = Date.now() + timeCapMs
+  // A provider left out counts as done.
+  let done = {
+    card: providers.includes("card") ? 0 : checkouts,
+    system: providers.includes("system") ? 0 : checkouts,
+  }
+  let timedOut = false
+  while (done.card < checkouts || done.system < checkouts) {
+    if (Date.now() > deadline) {
+      timedOut = true
+      break
+    }
+    for (const provider of ["card", "system"] as const) {
+      const size = Math.min(concurrency, checkouts - done[provider])
+      if (size <= 0) continue
+      const started = performance.now()
+      const round = await Promise.all(
+        Array.from({ length: size }, () =>
+          provider === "card" ? client.cardCheckout() : client.systemCheckout()
+        )
+      )
+      wallMs[provider] += performance.now() - started
+      done = { ...done, [provider]: done[provider] + size }
+      results.push(...round)
+    }
+  }
+  return { concurrency, wallMs, results, timedOut }
+}
+
+export type Audit = {
+  cardCheckouts: number
+  doubleOrders: number
+  doubleCaptures: number
+  approvalsLeftBehind: number
+  ordersWithoutCapture: number
+  undeliveredCallbacks: number
+  upstream5xx: number
+}
+
+/**
+ * What must be zero, from the sandbox's transaction records and the database:
+ * carts with more than one order, authorizations captured more than once,
+ * approvals with neither an order nor a reversal. `settleMs` lets re-sent
+ * callbacks finish first.
+ */
+export async function audit(
+  cluster: Cluster,
+  results: CheckoutResult[],
+  settleMs = 8000
+): Promise<Audit> {
+  await waitUntilCallbacksSettle(cluster, settleMs)
+  const doubles = await cluster.query(
+    "SELECT cart_id FROM order_cart WHERE deleted_at IS NULL GROUP BY cart_id HAVING count(*) > 1"
+  )
+  const ordered = new Set(
+    (
+      await cluster.query(
+        "SELECT cart_id FROM order_cart WHERE deleted_at IS NULL"
+      )
+    ).map((row) => row.cart_id)
+  )
+  const cartOfTransaction = new Map(
+    results
+      .filter((r) => r.transactionId)
+      .map((r) => [r.transactionId!, r.cartId!] as const)
+  )
+  const transactions = cluster.sandbox.transactions()
+  const approvals = transactions.filter(
+    (t) => t.step === "AUTHORIZATION" && t.reasonCode === "100"
+  )
+  const capturesOf = new Map<string, number>()
+  const reversed = new Set<string>()
+  for (const t of transactions) {
+    if (t.step === "CAPTURE" && t.reasonCode === "100") {
+      capturesOf.set(
+        t.originalTransactionId,
+        (capturesOf.get(t.originalTransactionId) ?? 0) + 1
+      )
+    }
+    if (t.step === "REVERSAL" && t.reasonCode === "100")
+      reversed.add(t.originalTransactionId)
+  }
+  let leftBehind = 0
+  let withoutCapture = 0
+  for (const approval of approvals) {
+    const cartId = cartOfTransaction.get(approval.transactionId)
+    const hasOrder = cartId !== undefined && ordered.has(cartId)
+    if (!hasOrder && !reversed.has(approval.transactionId)) leftBehind++
+    if (hasOrder && !capturesOf.get(approval.transactionId)) withoutCapture++
+  }
+  const undelivered = undeliveredCallbacks(cluster)
+  return {
+    cardCheckouts: approvals.length,
+    doubleOrders: doubles.length,
+    doubleCaptures: [...capturesOf.values()].filter((n) => n > 1).length,
+    approvalsLeftBehind: leftBehind,
+    ordersWithoutCapture: withoutCapture,
+    undeliveredCallbacks: undelivered,
+    upstream5xx: cluster.counters.upstream5xx,
+  }
+}
+
+/** Callback copies whose every attempt failed (the service gave up on them). */
+function undeliveredCallbacks(cluster: Cluster): number {
+  const byCopy = new Map<string, boolean>()
+  for (const d of cluster.sandbox.callbacks()) {
+    if (d.dropped) continue
+    const key = `${d.transactionId}#${d.copy}`
+    byCopy.set(key, (byCopy.get(key) ?? false) || d.ok)
+  }
+  return [...byCopy.values()].filter((ok) => !ok).length
+}
+
+async function waitUntilCallbacksSettle(cluster: Cluster, settleMs: number) {
+  // Re-deliveries are spaced by the retry interval; wait until none is due.
+  const deadline = Date.now() + settleMs
+  let last = -1
+  while (Date.now() < deadline) {
+    const count = cluster.sandbox.callbacks().length
+    if (count === last) break
+    last = count
+    await new Promise((resolve) => setTimeout(resolve, 2500))
+  }
+}
+
+export function percentile(values: number[], q: number): number {
+  if (!values.length) return NaN
+  const sorted = [...values].sort((a, b) => a - b)
+  return sorted[
+    Math.min(sorted.length - 1, Math.max(0, Math.ceil(q * sorted.length) - 1))
+  ]
+}
+
+export { CARD_PROVIDER_ID, SYSTEM_PROVIDER_ID }
