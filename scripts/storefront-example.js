@@ -115,7 +115,15 @@ function install({ force = false } = {}) {
   fs.mkdirSync(path.dirname(TARBALL), { recursive: true })
   const packed = execFileSync(
     "npm",
-    ["pack", "--json", "--pack-destination", path.dirname(TARBALL)],
+    // The build is checked above: --ignore-scripts skips the prepack
+    // rebuild, whose log lines would otherwise come before the JSON answer.
+    [
+      "pack",
+      "--json",
+      "--ignore-scripts",
+      "--pack-destination",
+      path.dirname(TARBALL),
+    ],
     { cwd: ROOT, env, encoding: "utf8", stdio: ["ignore", "pipe", "pipe"] }
   )
   const [{ filename }] = JSON.parse(packed)
