@@ -26,11 +26,12 @@ export async function adminHeaders(container: MedusaContainer) {
 export async function cartWithSession(
   api: AxiosInstance,
   container: MedusaContainer,
-  store?: SeededStore
+  store?: SeededStore,
+  cartOptions: { locale?: string } = {}
 ) {
   const seeded = store ?? (await seedStore(container))
   const storefront = storeApi(api, seeded)
-  const cart = await storefront.createCart()
+  const cart = await storefront.createCart(cartOptions)
   const collection = await storefront.startPaymentSession(cart.id, CARD_SERVICE_PROVIDER_ID)
   return { store: seeded, storefront, cart, session: collection.payment_sessions[0] }
 }

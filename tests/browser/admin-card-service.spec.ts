@@ -172,6 +172,7 @@ async function buyWithChallengeCard(page: Page, ready: Ready): Promise<string> {
   // The challenge card: the path the demo's own browser test proves.
   await page.fill("#card-number", ready.testCards.challenge)
   await page.selectOption("#card-type", "VISA")
+  await page.selectOption("select[name=cardExpirationMonth]", "12")
   await page.selectOption(
     "select[name=cardExpirationYear]",
     String(new Date().getFullYear() + 3)

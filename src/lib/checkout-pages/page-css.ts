@@ -23,7 +23,7 @@ fieldset fieldset legend{font-size:.875rem;margin:.75rem 0 0 -.25rem}
 label{display:block;font-size:.875rem;font-weight:500;margin:.4rem 0 .15rem}
 input,select{display:block;width:100%;margin:0;padding:.5rem .65rem;font:inherit;color:inherit;border:1px solid #71717a;border-radius:.375rem;background:#fff}
 [aria-invalid=true]{border:2px solid #b91c1c}
-.row{display:flex;gap:.75rem;align-items:flex-end}.row>*{flex:1;min-width:0}
+.row{display:flex;gap:.75rem;align-items:flex-start}.row>*{flex:1;min-width:0}
 .error{color:#b91c1c;font-size:.875rem;margin:.25rem 0 0}
 .address{margin:.25rem 0;font-size:.9375rem}
 summary{color:#1d4ed8;text-decoration:underline;cursor:pointer;padding:.25rem 0;width:max-content;max-width:100%}
