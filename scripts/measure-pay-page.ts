@@ -118,9 +118,7 @@ async function before(
   return { render: module.exports, script: browser.outputFiles[0].text }
 }
 
-async function serve(
-  commit: string
-): Promise<{
+async function serve(commit: string): Promise<{
   url: string
   acceptEncoding: () => string
   close: () => Promise<void>
@@ -157,7 +155,13 @@ async function serve(
       res.setHeader("Content-Type", "text/javascript; charset=utf-8")
       res.setHeader("Cache-Control", "public, max-age=3600")
       res.end(old.script)
-    } else if (url.pathname === "/after/pay") {
+    } else if (
+      url.pathname === "/after/pay" ||
+      url.pathname === "/after-identity/pay"
+    ) {
+      // after-identity: the new page sent uncompressed, to tell the cost of
+      // the markup from the gain of compression.
+      const identity = url.pathname.startsWith("/after-identity/")
       pageHeaders(paymentPageCsp({ action, nonce }))
       const text = createTranslator({
         candidates: [
@@ -172,7 +176,9 @@ async function serve(
         amount: 17.4,
         currencyCode: "eur",
         storeName: "Card Service Demo Shop",
-        scriptUrl: "/after/pay-page.js",
+        scriptUrl: identity
+          ? "/after-identity/pay-page.js"
+          : "/after/pay-page.js",
         nonce,
         cancelUrl: "http://localhost:8000",
         currentYear: new Date().getUTCFullYear(),
@@ -182,10 +188,19 @@ async function serve(
           : null,
       })
       res.end(
-        prepareBody(res, html, chooseEncoding(req.headers["accept-encoding"]))
+        prepareBody(
+          res,
+          html,
+          identity ? "identity" : chooseEncoding(req.headers["accept-encoding"])
+        )
       )
-    } else if (url.pathname === "/after/pay-page.js") {
-      const encoding = chooseEncoding(req.headers["accept-encoding"])
+    } else if (
+      url.pathname === "/after/pay-page.js" ||
+      url.pathname === "/after-identity/pay-page.js"
+    ) {
+      const encoding = url.pathname.startsWith("/after-identity/")
+        ? "identity"
+        : chooseEncoding(req.headers["accept-encoding"])
       const { bytes } = bundle.encoded(encoding)
       res.setHeader("Content-Type", "text/javascript; charset=utf-8")
       res.setHeader("Cache-Control", "public, max-age=3600")
@@ -207,6 +222,9 @@ async function serve(
 type Sample = {
   requests: number
   bytes: number
+  /** Navigation start to the page's last byte (server, transfer). */
+  responseMs: number
+  domContentLoadedMs: number
   loadMs: number
   encodings: string[]
 }
@@ -246,13 +264,17 @@ async function visit(
     bytes = 0
     encodings.length = 0
     await page.goto(url, { waitUntil: "load" })
-    const loadMs = await page.evaluate(() => {
+    const timing = await page.evaluate(() => {
       const [entry] = performance.getEntriesByType(
         "navigation"
       ) as PerformanceNavigationTiming[]
-      return entry.loadEventEnd - entry.startTime
+      return {
+        responseMs: entry.responseEnd - entry.startTime,
+        domContentLoadedMs: entry.domContentLoadedEventEnd - entry.startTime,
+        loadMs: entry.loadEventEnd - entry.startTime,
+      }
     })
-    return { requests, bytes, loadMs, encodings: [...encodings] }
+    return { requests, bytes, ...timing, encodings: [...encodings] }
   }
   const cold = await once()
   const second = warm ? await once() : undefined
@@ -277,16 +299,19 @@ async function main(): Promise<void> {
     return
   }
   const browser = await launchChromium()
-  const results: Record<string, { cold: Sample[]; warm: Sample[] }> = {
-    before: { cold: [], warm: [] },
-    after: { cold: [], warm: [] },
-  }
+  const versions = ["before", "after", "after-identity"]
+  const results: Record<string, { cold: Sample[]; warm: Sample[] }> =
+    Object.fromEntries(versions.map((name) => [name, { cold: [], warm: [] }]))
   try {
     // One untimed visit each, so neither side pays for Chromium's first start.
-    await visit(browser, `${server.url}/before/pay`, false)
-    await visit(browser, `${server.url}/after/pay`, false)
+    for (const name of versions) {
+      await visit(browser, `${server.url}/${name}/pay`, false)
+    }
     for (let round = 0; round < rounds; round++) {
-      const order = round % 2 ? ["after", "before"] : ["before", "after"]
+      // A different order each round, so no version always goes first.
+      const order = versions.map(
+        (_, i) => versions[(i + round) % versions.length]
+      )
       for (const name of order) {
         const { cold, warm } = await visit(
           browser,
@@ -309,13 +334,21 @@ async function main(): Promise<void> {
   )
   console.log("")
   console.log(
-    "| version | requests (cold) | bytes on the wire, cold | encodings | load, cold (median ms) | load, warm (median ms) |"
+    "Medians in ms from navigation start; cold: fresh context, warm: reload with the script cached."
   )
-  console.log("|---|---|---|---|---|---|")
-  for (const name of ["before", "after"]) {
+  console.log("")
+  console.log(
+    "| version | requests (cold) | bytes on the wire, cold | encodings | last byte of page, cold | DOMContentLoaded, cold | load, cold | load, warm |"
+  )
+  console.log("|---|---|---|---|---|---|---|---|")
+  const ms = (
+    samples: Sample[],
+    key: "responseMs" | "domContentLoadedMs" | "loadMs"
+  ) => median(samples.map((s) => s[key])).toFixed(1)
+  for (const name of versions) {
     const { cold, warm } = results[name]
     console.log(
-      `| ${name} | ${median(cold.map((s) => s.requests))} | ${median(cold.map((s) => s.bytes))} | ${cold[0].encodings.join(", ")} | ${median(cold.map((s) => s.loadMs)).toFixed(1)} | ${median(warm.map((s) => s.loadMs)).toFixed(1)} |`
+      `| ${name} | ${median(cold.map((s) => s.requests))} | ${median(cold.map((s) => s.bytes))} | ${cold[0].encodings.join(", ")} | ${ms(cold, "responseMs")} | ${ms(cold, "domContentLoadedMs")} | ${ms(cold, "loadMs")} | ${ms(warm, "loadMs")} |`
     )
   }
 }
