@@ -154,8 +154,10 @@ medusaIntegrationTestRunner({
       const { session } = await cartWithSession(api, getContainer())
       context = await browser.newContext({ viewport: PHONE, locale: "en-US" })
       const page = await context.newPage()
-      // The browser's clock in mid-2030: May 2030 is in the year list and past.
-      await page.clock.setFixedTime(new Date("2030-06-15T12:00:00Z"))
+      // The browser's clock in June two years on: May of that year is in
+      // the year list, and past for the browser.
+      const later = new Date().getUTCFullYear() + 2
+      await page.clock.setFixedTime(new Date(`${later}-06-15T12:00:00Z`))
       await page.goto(session.data.pay_url)
 
       await page.click("#pay-button")
@@ -183,7 +185,7 @@ medusaIntegrationTestRunner({
 
       await page.fill("#card-number", "4000 0000 0000 1001")
       await page.selectOption("#expiry-month", "05")
-      await page.selectOption("#expiry-year", "2030")
+      await page.selectOption("#expiry-year", String(later))
       await page.click("#pay-button")
       expect(await page.textContent("#card-number-error")).toBe(
         "This card number is not valid. Please check it."
