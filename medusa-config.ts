@@ -79,6 +79,8 @@ export default defineConfig({
               windowed: env("CARD_SERVICE_WINDOWED") === "true",
               sessionSecret: env("CARD_SERVICE_SESSION_SECRET") || undefined,
               storeName: env("CARD_SERVICE_STORE_NAME") || undefined,
+              // JSON, for example {"de":{"pay.back":"Zurück zum Laden"}} (README, "Options").
+              messages: env("CARD_SERVICE_MESSAGES") ? JSON.parse(env("CARD_SERVICE_MESSAGES")) : undefined,
             },
           },
         ],

@@ -137,6 +137,8 @@ async function checkout(event) {
         region_id: config.regionId,
         sales_channel_id: config.salesChannelId,
         email: form.get("email"),
+        // The cart's language: the plugin's payment page speaks it.
+        locale: navigator.language,
         shipping_address: address,
         billing_address: address,
       },

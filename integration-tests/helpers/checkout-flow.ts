@@ -30,11 +30,12 @@ export async function cartWithSession(
   api: AxiosInstance,
   container: MedusaContainer,
   store?: SeededStore,
-  sessionData?: Record<string, unknown>
+  sessionData?: Record<string, unknown>,
+  cartOptions: { locale?: string } = {}
 ) {
   const seeded = store ?? (await seedStore(container))
   const storefront = storeApi(api, seeded)
-  const cart = await storefront.createCart()
+  const cart = await storefront.createCart(cartOptions)
   const collection = await storefront.startPaymentSession(cart.id, CARD_SERVICE_PROVIDER_ID, sessionData)
   return { store: seeded, storefront, cart, session: collection.payment_sessions[0] }
 }

@@ -12,12 +12,17 @@ export function storeApi(api: AxiosInstance, store: SeededStore) {
     headers,
     post,
     get,
-    /** A cart with one item, an address, an e-mail and a shipping method. */
-    async createCart({ quantity = 1, email = "shopper@example.com" } = {}) {
+    /** A cart with one item, an address, an e-mail and a shipping method (and a locale, if given). */
+    async createCart({
+      quantity = 1,
+      email = "shopper@example.com",
+      locale,
+    }: { quantity?: number; email?: string; locale?: string } = {}) {
       const { cart } = await post("/store/carts", {
         region_id: store.regionId,
         sales_channel_id: store.salesChannelId,
         email,
+        ...(locale ? { locale } : {}),
         shipping_address: address(store.countryCode),
         billing_address: address(store.countryCode),
       })

@@ -34,11 +34,12 @@ medusaIntegrationTestRunner({
       })
 
       await page.goto(session.data.pay_url)
-      await expect(page.locator("h1").textContent()).resolves.toContain("EUR 30.00")
+      await expect(page.locator("h1").textContent()).resolves.toBe("Pay €30.00")
       await expect(page.inputValue('input[name="firstName"]')).resolves.toBe("Ada")
       await page.fill("#card-number", `${CHALLENGE_CARD.slice(0, 4)} ${CHALLENGE_CARD.slice(4, 8)} ${CHALLENGE_CARD.slice(8, 12)} ${CHALLENGE_CARD.slice(12)}`)
       // The page script chose the card company from the number.
       await expect(page.inputValue("#card-type")).resolves.toBe("VISA")
+      await page.selectOption('select[name="cardExpirationMonth"]', "12")
       await page.selectOption('select[name="cardExpirationYear"]', String(new Date().getUTCFullYear() + 3))
       await page.screenshot({ path: path.join(SCREENSHOTS, "checkout-payment-page.png"), fullPage: true })
       await Promise.all([page.waitForURL(/\/challenge|3ds|authenticat/i), page.click('button[type="submit"]')])
@@ -77,6 +78,7 @@ medusaIntegrationTestRunner({
 
       await page.goto(session.data.pay_url)
       await page.fill("#card-number", "4000000000001000")
+      await page.selectOption('select[name="cardExpirationMonth"]', "12")
       await page.selectOption('select[name="cardExpirationYear"]', String(new Date().getUTCFullYear() + 3))
       await Promise.all([page.waitForURL(`${env.storefrontUrl()}/**`), page.click('button[type="submit"]')])
 

@@ -30,6 +30,7 @@ medusaIntegrationTestRunner({
       await page.goto(session.data.pay_url)
       expect(await page.inputValue('input[name="isWindowed"]')).toBe("Y")
       await page.fill("#card-number", "4000001000001008")
+      await page.selectOption('select[name="cardExpirationMonth"]', "12")
       await page.selectOption('select[name="cardExpirationYear"]', String(new Date().getUTCFullYear() + 3))
       const [popup] = await Promise.all([
         context.waitForEvent("page"),

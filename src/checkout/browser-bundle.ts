@@ -1,8 +1,14 @@
 import { createHash } from "node:crypto"
 import fs from "node:fs"
 import path from "node:path"
+import { encode, type Encoding } from "../lib/response-compression"
 
-export type BrowserBundle = { code: string; etag: string }
+export type BrowserBundle = {
+  code: string
+  etag: string
+  /** The script in an encoding, compressed once at top quality and kept. */
+  encoded(encoding: Encoding): { bytes: Buffer; etag: string }
+}
 
 let bundle: Promise<BrowserBundle> | null = null
 
@@ -40,6 +46,21 @@ async function build(): Promise<BrowserBundle> {
     legalComments: "none",
   })
   const code = result.outputFiles[0].text
-  const etag = `"${createHash("sha256").update(code).digest("base64url").slice(0, 16)}"`
-  return { code, etag }
+  const hash = createHash("sha256").update(code).digest("base64url").slice(0, 16)
+  const raw = Buffer.from(code, "utf8")
+  const variants = new Map<Encoding, { bytes: Buffer; etag: string }>()
+  return {
+    code,
+    etag: `"${hash}"`,
+    encoded(encoding) {
+      let variant = variants.get(encoding)
+      if (!variant) {
+        // Each encoding is its own representation (RFC 9110 8.8.3), so its own tag.
+        const tag = encoding === "identity" ? hash : `${hash}-${encoding}`
+        variant = { bytes: encode(raw, encoding, "max"), etag: `"${tag}"` }
+        variants.set(encoding, variant)
+      }
+      return variant
+    },
+  }
 }

@@ -16,13 +16,15 @@ export type PaymentAttempt =
       action: string
       /** Every hidden field, including a fresh reference and the verification code. */
       fields: Record<string, string>
+      /** The cart's locale, when the storefront set one. */
+      cartLocale: string | null
     }
   /** No session by that id, or not the card service's. */
   | { kind: "unknown" }
   /** Already paid: an order exists or the session is authorized. */
-  | { kind: "finished"; orderId: string | null }
+  | { kind: "finished"; orderId: string | null; provider: CardServiceProviderService; cartLocale: string | null }
   /** The session's data does not carry a valid seal. */
-  | { kind: "tampered" }
+  | { kind: "tampered"; provider: CardServiceProviderService; cartLocale: string | null }
 
 /**
  * Everything one payment attempt needs, for the hosted page and for a custom
@@ -38,13 +40,13 @@ export async function preparePaymentAttempt(
     return { kind: "unknown" }
   }
   const { session, provider } = found
-  const { cartId, orderId } = await cartOfSession(container, session)
+  const { cartId, orderId, locale } = await cartOfSession(container, session)
   if (orderId || session.status === "authorized" || session.status === "captured") {
-    return { kind: "finished", orderId }
+    return { kind: "finished", orderId, provider, cartLocale: locale }
   }
   const data = provider.verifySession(session.data, session.id)
   if (!data) {
-    return { kind: "tampered" }
+    return { kind: "tampered", provider, cartLocale: locale }
   }
 
   const query = container.resolve(ContainerRegistrationKeys.QUERY)
@@ -69,5 +71,6 @@ export async function preparePaymentAttempt(
     provider,
     action: data.form.action,
     fields,
+    cartLocale: locale,
   }
 }

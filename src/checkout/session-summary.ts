@@ -1,12 +1,17 @@
+import type { MedusaRequest } from "@medusajs/framework/http"
 import type { MedusaContainer } from "@medusajs/framework/types"
 import type { CardServiceSessionState } from "../api/store/card-service/response-types"
+import { failureMessageKey } from "../lib/i18n"
 import { loadCardServiceSession } from "./provider-lookup"
 import { cartOfSession } from "./settle-payment"
+import { shopperText } from "./shopper-text"
 
 /** What a polling storefront needs to know about a session; null if it is not ours. */
 export async function summarizeSession(
   container: MedusaContainer,
-  sessionId: string
+  sessionId: string,
+  /** The storefront's request, whose Accept-Language is the shopper's. */
+  req: Pick<MedusaRequest, "headers"> = { headers: {} }
 ): Promise<CardServiceSessionState | null> {
   const found = await loadCardServiceSession(container, sessionId)
   if (!found) {
@@ -14,12 +19,10 @@ export async function summarizeSession(
   }
   const { session, provider } = found
   const data = provider.verifySession(session.data, session.id)
-  const { cartId, orderId } = await cartOfSession(container, session)
-  const failure = data?.failure
-    ? { code: data.failure.code, message: data.failure.message }
-    : data
-      ? null
-      : { code: "tampered", message: "the payment session data was altered; start a new payment" }
+  const { cartId, orderId, locale } = await cartOfSession(container, session)
+  const text = shopperText(req, provider.options.messages, locale)
+  const code = data ? data.failure?.code ?? null : "tampered"
+  const failure = code ? { code, message: text.t(failureMessageKey(code)) } : null
   return {
     id: session.id,
     status: session.status,

@@ -137,3 +137,8 @@ export function stateForCountry(
   const prefix = `${alpha2}-`
   return upper.startsWith(prefix) ? upper.slice(prefix.length) : upper
 }
+
+/** Every ISO 3166-1 alpha-2 code, upper case: the choices of a country field. */
+export function countryAlpha2Codes(): string[] {
+  return Object.keys(countries.getAlpha2Codes())
+}

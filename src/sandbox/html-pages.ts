@@ -2,7 +2,8 @@
  * The few pages the sandbox shows a shopper. Section 1 says the service has
  * no user interface of its own; these stand in for the issuer's 3DS pages and
  * for the answers a browser gets when a request cannot be processed. Every
- * page works without JavaScript: plain forms and links.
+ * page works without JavaScript: plain forms and links. They fit a 320 px
+ * phone: long values (an order reference has no spaces) wrap.
  */
 
 export function escapeHtml(text: string): string {
@@ -22,10 +23,12 @@ function page(title: string, body: string, script = ""): string {
 <meta name="viewport" content="width=device-width, initial-scale=1">
 <title>${escapeHtml(title)}</title>
 <style>
-body{font-family:system-ui,sans-serif;max-width:32rem;margin:3rem auto;padding:0 1rem;color:#1f2933}
-h1{font-size:1.4rem}button{font-size:1rem;padding:.5rem 1.5rem;margin:.25rem}
-dl{display:grid;grid-template-columns:auto 1fr;gap:.25rem 1rem}dt{font-weight:600}
-.note{color:#52606d;font-size:.9rem}
+*{box-sizing:border-box}
+body{font-family:system-ui,sans-serif;max-width:32rem;margin:2rem auto;padding:0 1rem;color:#1f2933;overflow-wrap:anywhere}
+h1{font-size:1.4rem}button{font-size:1rem;padding:.6rem 1.5rem;margin:.25rem .25rem .25rem 0}
+dl{display:grid;grid-template-columns:auto minmax(0,1fr);gap:.25rem 1rem}dt{font-weight:600}dd{margin:0;min-width:0}
+.note{color:#52606d;font-size:.9rem}.inline{display:inline-block}
+:focus-visible{outline:3px solid #1d4ed8;outline-offset:2px}
 </style>
 </head>
 <body>
@@ -68,11 +71,11 @@ export function challengePage(options: {
 <dt>Amount</dt><dd>${escapeHtml(options.amount)}</dd>
 <dt>Card</dt><dd>&bull;&bull;&bull;&bull; ${escapeHtml(options.cardSuffix)}</dd>
 </dl>
-<form method="post" action="${action}" style="display:inline">
+<form method="post" action="${action}" class="inline">
 <input type="hidden" name="result" value="pass">
 <button type="submit" id="pass">Pass</button>
 </form>
-<form method="post" action="${action}" style="display:inline">
+<form method="post" action="${action}" class="inline">
 <input type="hidden" name="result" value="fail">
 <button type="submit" id="fail">Fail</button>
 </form>`

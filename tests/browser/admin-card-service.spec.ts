@@ -4,6 +4,7 @@ import os from "node:os"
 import path from "node:path"
 import { Browser, Page } from "playwright-core"
 import { launchChromium } from "../helpers/chromium"
+import { wcagCheck } from "../helpers/axe"
 import { exited, freePorts, readyLine, Ready, signalGroup } from "../helpers/demo-process"
 
 /**
@@ -107,6 +108,12 @@ describe("admin screens of the card service", () => {
     )
     const settingsText = (await settings.textContent()) ?? ""
     expect(settingsText).not.toContain("sandbox-secret")
+    // What the plugin renders inside the dashboard: WCAG 2.1 A/AA by axe.
+    const settingsCheck = await wcagCheck(page, [
+      "[data-testid=card-service-settings]",
+    ])
+    expect(settingsCheck.violations).toEqual([])
+    expect(settingsCheck.passedRules).toBeGreaterThan(5)
     await page.screenshot({
       path: path.join(SHOTS, "admin-settings-card-service.png"),
       fullPage: true,
@@ -151,6 +158,11 @@ describe("admin screens of the card service", () => {
     // With its only refund voided, the capture can be voided now.
     await rows.nth(1).getByRole("button", { name: "Void capture" }).waitFor()
     await widget.scrollIntoViewIfNeeded()
+    const widgetCheck = await wcagCheck(page, [
+      "[data-testid=card-service-order-widget]",
+    ])
+    expect(widgetCheck.violations).toEqual([])
+    expect(widgetCheck.passedRules).toBeGreaterThan(5)
     await page.screenshot({
       path: path.join(SHOTS, "admin-order-card-service.png"),
       fullPage: true,
@@ -172,6 +184,7 @@ async function buyWithChallengeCard(page: Page, ready: Ready): Promise<string> {
   // The challenge card: the path the demo's own browser test proves.
   await page.fill("#card-number", ready.testCards.challenge)
   await page.selectOption("#card-type", "VISA")
+  await page.selectOption("select[name=cardExpirationMonth]", "12")
   await page.selectOption(
     "select[name=cardExpirationYear]",
     String(new Date().getFullYear() + 3)

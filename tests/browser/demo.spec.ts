@@ -187,6 +187,7 @@ async function buyWithChallengeCard(page: Page, ready: Ready): Promise<string> {
 async function payOnHostedPage(page: Page, cardNumber: string) {
   await page.fill("#card-number", cardNumber)
   await page.selectOption("#card-type", "VISA")
+  await page.selectOption("select[name=cardExpirationMonth]", "12")
   await page.selectOption(
     "select[name=cardExpirationYear]",
     String(new Date().getFullYear() + 3)

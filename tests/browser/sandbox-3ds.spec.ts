@@ -5,6 +5,7 @@ import { CardServiceSandbox, startSandbox, TEST_CARDS } from "../../src/sandbox"
 import { escapeHtml } from "../../src/sandbox/html-pages"
 import { authorize, orderForm } from "../helpers/sandbox-http"
 import { launchChromium } from "../helpers/chromium"
+import { wcagCheck } from "../helpers/axe"
 
 jest.setTimeout(60_000)
 
@@ -170,6 +171,49 @@ describe("3DS in a real browser (Debian chromium)", () => {
       reasonCode: "476",
     })
     await page.close()
+  })
+
+  it("fits a 320 px phone and passes axe (WCAG 2.1 A/AA): the challenge and the failure page", async () => {
+    // The plugin's references are one word of about 50 characters: the
+    // challenge page used to run 596 px wide on a 390 px phone.
+    prepare({
+      isRedirect: "N",
+      merchantReferenceCode: `01JDXQ7Z3M4K8N2P6R9S0T1V5W.${"k3j4h5"}.${"a".repeat(16)}`,
+    })
+    const context = await browser.newContext({
+      viewport: { width: 320, height: 640 },
+    })
+    const page = await context.newPage()
+    await page.goto(`${shop.base}/checkout`)
+    await Promise.all([
+      page.waitForURL(/\/3ds\/challenge\//),
+      page.click("#pay"),
+    ])
+    for (const step of ["challenge", "failure"]) {
+      if (step === "failure") {
+        await Promise.all([page.waitForLoadState("load"), page.click("#fail")])
+        expect(await page.textContent("h1")).toBe(
+          "3-D Secure authentication failed"
+        )
+      }
+      const width = await page.evaluate(
+        () => document.documentElement.scrollWidth
+      )
+      expect({ step, width }).toEqual({ step, width: 320 })
+      const widest = await page.evaluate(() =>
+        Math.max(
+          ...Array.from(document.querySelectorAll("body *")).map(
+            (node) => node.getBoundingClientRect().right
+          )
+        )
+      )
+      expect(widest).toBeLessThanOrEqual(320)
+      const { violations, passedRules } = await wcagCheck(page)
+      expect({ step, violations }).toEqual({ step, violations: [] })
+      expect(passedRules).toBeGreaterThan(5)
+    }
+    await page.getByText("3-D Secure authentication failed").waitFor()
+    await context.close()
   })
 
   it("isWindowed Y: authenticates in a popup that closes, and the shop page moves to redirectUrl", async () => {

@@ -1,4 +1,5 @@
 import { z } from "zod"
+import { MESSAGE_KEYS } from "../../lib/i18n"
 
 /**
  * `process.env.X` is "" for `X=` in a .env file, which is how a store leaves
@@ -130,6 +131,21 @@ export const CardServiceOptionsSchema = z
     ),
     /** The shop's name on the hosted payment page. */
     storeName: fromEnv(z.string().min(1).default("Our shop")),
+    /**
+     * Shopper-facing strings to add or override, by language tag: `{ de: {
+     * "pay.back": "Zurück zu Muster & Co" }, es: { ... } }`. Built in: en, de,
+     * fr, nl; a new tag adds a language (missing keys read in English). Keys
+     * are those of src/lib/i18n/messages-en.ts; an unknown key stops boot.
+     */
+    messages: z
+      .record(
+        z.string().regex(/^[A-Za-z]{2,3}(-[A-Za-z0-9]{1,8})*$/),
+        z.partialRecord(z.enum(MESSAGE_KEYS), z.string().min(1, "must not be empty"), {
+          error: "names a key that is not a message: the keys are those of src/lib/i18n/messages-en.ts",
+        }),
+        { error: "must be keyed by language tags such as de or de-CH" }
+      )
+      .default({}),
     /**
      * Where the shopper lands after paying: `{storefrontUrl}{returnPath}` with
      * `?status=...` (see the README, "Storefront"). A storefront may ask for

@@ -29,6 +29,7 @@ export type CardServiceSessionState = {
   outcome: "paid" | "failed" | "pending"
   order_id: string | null
   cart_id: string | null
+  /** `message`: a sentence for the shopper, in their language (cart locale, else Accept-Language); `code`: for your logic, not for display. */
   failure: { code: string; message: string } | null
   /** The hosted payment page of this session: a way to try again. */
   pay_url: string

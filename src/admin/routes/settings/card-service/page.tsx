@@ -59,7 +59,7 @@ const CardServiceSettingsPage = () => {
     )
   }
   return (
-    <div className="flex flex-col gap-y-3">
+    <div className="flex flex-col gap-y-3" data-testid="card-service-settings">
       {data.providers.map((provider) => (
         <ProviderSection key={provider.id} provider={provider} />
       ))}

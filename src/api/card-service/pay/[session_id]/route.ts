@@ -1,35 +1,63 @@
 import type { MedusaRequest, MedusaResponse } from "@medusajs/framework/http"
-import { setPageHeaders, nonce, sendMessagePage } from "../../../../checkout/html-response"
+import {
+  nonce,
+  sendMessagePage,
+  sendPage,
+  setPageHeaders,
+} from "../../../../checkout/html-response"
 import { preparePaymentAttempt } from "../../../../checkout/payment-attempt"
-import { paymentPageCsp, renderPaymentPage } from "../../../../lib/payment-page-html"
+import {
+  anyProviderMessages,
+  shopperText,
+} from "../../../../checkout/shopper-text"
+import {
+  paymentPageCsp,
+  renderPaymentPage,
+} from "../../../../lib/checkout-pages/payment-page-html"
 import { isBillingField } from "../../../../lib/form-field-rules"
+import { failureMessageKey } from "../../../../lib/i18n"
 
 /**
  * GET /card-service/pay/:session_id - the hosted payment page. Outside /store
  * because a browser navigation sends no publishable key; the session id is
- * the capability, as the cart id is for the store API.
+ * the capability, as the cart id is for the store API. In the shopper's
+ * language (cart locale, else Accept-Language, else English); a shopper
+ * sent back after a failed attempt reads why above the form.
  */
 export async function GET(req: MedusaRequest, res: MedusaResponse) {
   const attempt = await preparePaymentAttempt(req.scope, req.params.session_id)
   switch (attempt.kind) {
     case "unknown":
-      return sendMessagePage(res, 404, {
-        title: "Payment not found",
-        message: "There is no card payment waiting under this address. Go back to the shop and start the checkout again.",
-      })
+      return sendMessagePage(
+        req,
+        res,
+        404,
+        shopperText(req, await anyProviderMessages(req.scope)),
+        {
+          title: "notFound.title",
+          message: "notFound.message",
+        }
+      )
     case "finished":
-      return sendMessagePage(res, 409, {
-        title: "Already paid",
-        message: "This payment is already complete. There is nothing more to pay.",
-      })
+      return sendMessagePage(
+        req,
+        res,
+        409,
+        shopperText(req, attempt.provider.options.messages, attempt.cartLocale),
+        { title: "paid.title", message: "paid.message" }
+      )
     case "tampered":
-      return sendMessagePage(res, 409, {
-        title: "Payment cannot continue",
-        message: "This payment session was changed after it was created. Go back to the shop and start the payment again.",
-      })
+      return sendMessagePage(
+        req,
+        res,
+        409,
+        shopperText(req, attempt.provider.options.messages, attempt.cartLocale),
+        { title: "altered.title", message: "altered.message" }
+      )
   }
 
   const { fields, data, provider } = attempt
+  const text = shopperText(req, provider.options.messages, attempt.cartLocale)
   const hidden: Record<string, string> = {}
   const billing: Record<string, string> = {}
   for (const [name, value] of Object.entries(fields)) {
@@ -42,20 +70,35 @@ export async function GET(req: MedusaRequest, res: MedusaResponse) {
     paymentPageCsp({
       action: attempt.action,
       nonce: value,
-      returnOrigins: [provider.options.storefrontUrl, ...provider.options.allowedReturnOrigins],
+      returnOrigins: [
+        provider.options.storefrontUrl,
+        ...provider.options.allowedReturnOrigins,
+      ],
     })
   )
-  res.status(200).send(
+  res.setHeader("Content-Language", text.locale)
+  res.setHeader("Vary", "Accept-Language")
+  sendPage(
+    req,
+    res,
+    200,
     renderPaymentPage({
       action: attempt.action,
       hidden,
       billing,
-      amountText: `${data.currency_code.toUpperCase()} ${fields.amount}`,
+      amount: data.amount,
+      currencyCode: data.currency_code,
       storeName: provider.options.storeName,
       scriptUrl: "/card-service/assets/pay-page.js",
       nonce: value,
       cancelUrl: provider.options.storefrontUrl,
       currentYear: new Date().getUTCFullYear(),
+      text,
+      // Only a final failure: a payment under review (480) is not one.
+      previousFailure:
+        data.state === "failed" && data.failure
+          ? failureMessageKey(data.failure.code)
+          : null,
     })
   )
 }

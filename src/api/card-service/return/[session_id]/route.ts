@@ -1,7 +1,9 @@
 import type { MedusaRequest, MedusaResponse } from "@medusajs/framework/http"
 import { sendMessagePage } from "../../../../checkout/html-response"
 import { cardServiceProvider, loadCardServiceSession } from "../../../../checkout/provider-lookup"
-import { settlePayment, SettleOutcome } from "../../../../checkout/settle-payment"
+import { cartOfSession, settlePayment, SettleOutcome } from "../../../../checkout/settle-payment"
+import { anyProviderMessages, shopperText } from "../../../../checkout/shopper-text"
+import { failureMessageKey } from "../../../../lib/i18n"
 
 /**
  * GET and POST /card-service/return/:session_id/ - where the browser lands
@@ -9,7 +11,8 @@ import { settlePayment, SettleOutcome } from "../../../../checkout/settle-paymen
  * like a callback's; the order is completed here when the callback has not
  * done it yet (or never comes). Then the shopper goes back to the storefront,
  * only to an allowed origin, with the order id or a reason and a way to try
- * again.
+ * again. The reason is a plain sentence in the shopper's language; the
+ * service's reason code stays with the payment for the admin.
  */
 export async function GET(req: MedusaRequest, res: MedusaResponse) {
   return handleReturn(req, res, req.query as Record<string, unknown>)
@@ -39,25 +42,26 @@ async function handleReturn(
       ? await settlePayment(req.scope, sessionId, { transactionId, source: "return" }).catch(() => null)
       : null
     if (orphan?.kind === "released") {
-      const target = cardServiceProvider(req.scope, orphan.providerId).returnTarget(null)
+      const provider = cardServiceProvider(req.scope, orphan.providerId)
+      const target = provider.returnTarget(null)
       target.searchParams.set("session_id", sessionId)
-      return redirectBack(res, target, orphan, sessionId, "")
+      const text = shopperText(req, provider.options.messages)
+      return redirectBack(res, target, orphan, sessionId, provider.options.backendUrl, text)
     }
-    return sendMessagePage(res, 404, {
-      title: "Payment not found",
-      message: "There is no card payment under this address. Go back to the shop and check your order.",
+    return sendMessagePage(req, res, 404, shopperText(req, await anyProviderMessages(req.scope)), {
+      title: "notFound.title",
+      message: "notFound.returnMessage",
     })
   }
   const { session, provider } = found
+  const { locale } = await cartOfSession(req.scope, session).catch(() => ({ locale: null }))
+  const text = shopperText(req, provider.options.messages, locale)
   const target = provider.returnTarget(provider.verifySession(session.data, session.id))
   target.searchParams.set("session_id", sessionId)
 
   let outcome: SettleOutcome
   try {
-    outcome = await settlePayment(req.scope, sessionId, {
-      transactionId,
-      source: "return",
-    })
+    outcome = await settlePayment(req.scope, sessionId, { transactionId, source: "return" })
   } catch (error) {
     req.scope
       .resolve("logger")
@@ -65,11 +69,18 @@ async function handleReturn(
     outcome = { kind: "pending", cartId: null }
   }
 
-  return redirectBack(res, target, outcome, sessionId, provider.options.backendUrl)
+  return redirectBack(res, target, outcome, sessionId, provider.options.backendUrl, text)
 }
 
 /** The 303 back to the storefront, with the outcome in the query. */
-function redirectBack(res: MedusaResponse, target: URL, outcome: SettleOutcome, sessionId: string, backendUrl: string) {
+function redirectBack(
+  res: MedusaResponse,
+  target: URL,
+  outcome: SettleOutcome,
+  sessionId: string,
+  backendUrl: string,
+  text: ReturnType<typeof shopperText>
+) {
   switch (outcome.kind) {
     case "order":
       target.searchParams.set("status", "paid")
@@ -78,17 +89,14 @@ function redirectBack(res: MedusaResponse, target: URL, outcome: SettleOutcome, 
     case "failed":
       target.searchParams.set("status", "failed")
       target.searchParams.set("reason_code", outcome.failure.code)
-      target.searchParams.set("reason", outcome.failure.message)
+      target.searchParams.set("reason", text.t(failureMessageKey(outcome.failure.code)))
       target.searchParams.set("retry_url", `${backendUrl}/card-service/pay/${sessionId}`)
       if (outcome.cartId) target.searchParams.set("cart_id", outcome.cartId)
       break
     case "released":
       target.searchParams.set("status", "failed")
       target.searchParams.set("reason_code", "cart_changed")
-      target.searchParams.set(
-        "reason",
-        "the cart changed while the payment was made; the payment was released, please pay again"
-      )
+      target.searchParams.set("reason", text.t(failureMessageKey("cart_changed")))
       break
     default:
       // Not confirmed (yet): the storefront polls the session's state.

@@ -8,7 +8,7 @@ import { summarizeSession } from "../../../../../checkout/session-summary"
  * that arrived before the result).
  */
 export async function GET(req: MedusaRequest, res: MedusaResponse) {
-  const summary = await summarizeSession(req.scope, req.params.session_id)
+  const summary = await summarizeSession(req.scope, req.params.session_id, req)
   if (!summary) {
     throw new MedusaError(MedusaError.Types.NOT_FOUND, "Card-service payment session not found")
   }

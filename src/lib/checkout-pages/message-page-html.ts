@@ -1,0 +1,43 @@
+import { escapeHtml } from "./escape-html"
+import { PAGE_CSS } from "./page-css"
+
+/** A page with a title and a sentence, for sessions that cannot be paid. */
+export function renderMessagePage(input: {
+  title: string
+  message: string
+  nonce: string
+  /** The BCP 47 tag of the language the title and message are in. */
+  lang: string
+  link?: { href: string; text: string }
+}): string {
+  const link = input.link
+    ? `<p><a href="${escapeHtml(input.link.href)}">${escapeHtml(input.link.text)}</a></p>`
+    : ""
+  return `<!doctype html>
+<html lang="${escapeHtml(input.lang)}">
+<head>
+<meta charset="utf-8">
+<meta name="viewport" content="width=device-width, initial-scale=1">
+<meta name="referrer" content="no-referrer">
+<title>${escapeHtml(input.title)}</title>
+<style nonce="${escapeHtml(input.nonce)}">${PAGE_CSS}</style>
+</head>
+<body>
+<main>
+<h1>${escapeHtml(input.title)}</h1>
+<p>${escapeHtml(input.message)}</p>
+${link}
+</main>
+</body>
+</html>`
+}
+
+export function messagePageCsp(nonce: string): string {
+  return [
+    "default-src 'none'",
+    `style-src 'nonce-${nonce}'`,
+    "base-uri 'none'",
+    "form-action 'none'",
+    "frame-ancestors 'none'",
+  ].join("; ")
+}
