@@ -1,8 +1,12 @@
 import type { MedusaContainer } from "@medusajs/framework/types"
 import { ContainerRegistrationKeys } from "@medusajs/framework/utils"
-import { billingFromCart, paymentFormFields } from "../providers/card-service/form-fields"
+import {
+  billingFromCart,
+  paymentFormFields,
+} from "../providers/card-service/form-fields"
 import type { CardServiceSessionData } from "../providers/card-service/session-data"
 import type CardServiceProviderService from "../providers/card-service/service"
+import { recordAttempt } from "../reconciliation/session-notes"
 import { loadCardServiceSession } from "./provider-lookup"
 import { cartOfSession } from "./settle-payment"
 
@@ -39,7 +43,11 @@ export async function preparePaymentAttempt(
   }
   const { session, provider } = found
   const { cartId, orderId } = await cartOfSession(container, session)
-  if (orderId || session.status === "authorized" || session.status === "captured") {
+  if (
+    orderId ||
+    session.status === "authorized" ||
+    session.status === "captured"
+  ) {
     return { kind: "finished", orderId }
   }
   const data = provider.verifySession(session.data, session.id)
@@ -57,9 +65,13 @@ export async function preparePaymentAttempt(
     : { data: [] }
 
   const authorization = await provider.client.freshVerificationCode()
+  const merchantReferenceCode = provider.newReference(session.id)
+  // Kept so that an attempt whose result never arrives can be looked up at
+  // the service by the store owner (the sweep's "outcome unknown").
+  await recordAttempt(container, session.id, merchantReferenceCode)
   const fields = paymentFormFields(
     data,
-    { merchantReferenceCode: provider.newReference(session.id), authorization },
+    { merchantReferenceCode, authorization },
     carts[0] ? billingFromCart(carts[0]) : {}
   )
   return {

@@ -1,6 +1,7 @@
 import type { MedusaRequest, MedusaResponse } from "@medusajs/framework/http"
 import { settlePayment } from "../../../../checkout/settle-payment"
 import { PaymentResultSchema } from "../../../../lib/wire-schemas"
+import { recordResultHint } from "../../../../reconciliation/session-notes"
 
 /**
  * POST /card-service/callback/:session_id/ - the service's final result
@@ -15,17 +16,32 @@ export async function POST(req: MedusaRequest, res: MedusaResponse) {
   if (!parsed.success) {
     return res.status(400).json({
       received: false,
-      message: "The body is not a card-service payment result (section 2.5 fields).",
+      message:
+        "The body is not a card-service payment result (section 2.5 fields).",
     })
   }
   const logger = req.scope.resolve("logger")
+  // Noted before it is checked: when the service cannot answer now, the
+  // sweep (src/jobs) verifies it later, with no further delivery needed.
+  await recordResultHint(
+    req.scope,
+    req.params.session_id,
+    parsed.data.transactionId,
+    "callback"
+  ).catch((error: Error) =>
+    logger.warn(
+      `card-service: could not note the callback for session ${req.params.session_id}: ${error.message}`
+    )
+  )
   try {
     const outcome = await settlePayment(req.scope, req.params.session_id, {
       transactionId: parsed.data.transactionId,
       source: "callback",
     })
     if (outcome.kind === "unknown_session") {
-      return res.status(404).json({ received: false, message: "Unknown payment session." })
+      return res
+        .status(404)
+        .json({ received: false, message: "Unknown payment session." })
     }
     if (outcome.kind === "ignored") {
       logger.warn(
@@ -37,6 +53,8 @@ export async function POST(req: MedusaRequest, res: MedusaResponse) {
     logger.error(
       `card-service: could not settle the callback for session ${req.params.session_id}: ${(error as Error).message}`
     )
-    return res.status(503).json({ received: false, message: "Try again later." })
+    return res
+      .status(503)
+      .json({ received: false, message: "Try again later." })
   }
 }
