@@ -32,13 +32,19 @@ const redisModules = redisUrl
               resolve: "@medusajs/medusa/locking-redis",
               id: "locking-redis",
               is_default: true,
-              options: { redisUrl, namespace: env("REDIS_NAMESPACE", "card-service-dev:") },
+              options: {
+                redisUrl,
+                namespace: env("REDIS_NAMESPACE", "card-service-dev:"),
+              },
             },
           ],
         },
       },
       { resolve: "@medusajs/medusa/event-bus-redis", options: { redisUrl } },
-      { resolve: "@medusajs/medusa/workflow-engine-redis", options: { redis: { redisUrl } } },
+      {
+        resolve: "@medusajs/medusa/workflow-engine-redis",
+        options: { redis: { redisUrl } },
+      },
     ]
   : []
 
@@ -78,6 +84,10 @@ export default defineConfig({
               autoCapture: env("CARD_SERVICE_AUTO_CAPTURE") === "true",
               windowed: env("CARD_SERVICE_WINDOWED") === "true",
               sessionSecret: env("CARD_SERVICE_SESSION_SECRET") || undefined,
+              // Blank means unset (the options schema's rule); the sweep's
+              // schedule is read by the job itself (src/jobs).
+              reconcile: env("CARD_SERVICE_RECONCILE"),
+              reconcileGraceMs: env("CARD_SERVICE_RECONCILE_GRACE_MS"),
               storeName: env("CARD_SERVICE_STORE_NAME") || undefined,
             },
           },
