@@ -1,7 +1,16 @@
 import { medusaIntegrationTestRunner } from "@medusajs/test-utils"
 import { useCardServiceSandbox } from "../helpers/card-service-env"
 import { payLikeABrowser } from "../helpers/browser-step"
-import { CARDS, cartWithSession, orderOfCart } from "../helpers/checkout-flow"
+import {
+  adminHeaders,
+  CARDS,
+  cartWithSession,
+  checkoutToOrder,
+  orderOfCart,
+  paymentOfOrder,
+} from "../helpers/checkout-flow"
+import { cardServiceProvider } from "../../src/checkout/provider-lookup"
+import { CARD_SERVICE_PROVIDER_ID } from "../helpers/seed-store"
 import { sweepCardServicePayments } from "../../src/reconciliation/sweep"
 
 jest.setTimeout(180_000)
@@ -25,7 +34,7 @@ medusaIntegrationTestRunner({
     const sandbox = () => env.sandbox()
     beforeEach(() => sandbox().resetKnobs())
 
-    const sessionOf = async (id: string) => {
+    const sessionOf = async (id: string): Promise<any> => {
       const [session] = await getContainer()
         .resolve("payment")
         .listPaymentSessions(
@@ -106,9 +115,11 @@ medusaIntegrationTestRunner({
 
       // Idempotent: a second sweep finds nothing to do for this session.
       const second = await sweep()
-      expect(second.actions.filter((a) => a.session_id === session.id)).toEqual(
-        []
-      )
+      expect(
+        second.actions.filter(
+          (a) => "session_id" in a && a.session_id === session.id
+        )
+      ).toEqual([])
       expect(await orderOfCart(getContainer(), cart.id)).toBe(orderId)
     })
 
@@ -141,9 +152,11 @@ medusaIntegrationTestRunner({
 
       const down = await sweep()
       expect(down.serviceDown).toBe(true)
-      expect(down.actions.filter((a) => a.session_id === session.id)).toEqual(
-        []
-      )
+      expect(
+        down.actions.filter(
+          (a) => "session_id" in a && a.session_id === session.id
+        )
+      ).toEqual([])
       expect(await orderOfCart(getContainer(), cart.id)).toBeNull()
       // The hint survives the failed verification for the next sweep.
       expect(
@@ -174,14 +187,18 @@ medusaIntegrationTestRunner({
       const reference = paid.fields.merchantReferenceCode
 
       const early = await sweep(new Date(Date.now() + GRACE_MS - 60_000))
-      expect(early.actions.filter((a) => a.session_id === session.id)).toEqual(
-        []
-      )
+      expect(
+        early.actions.filter(
+          (a) => "session_id" in a && a.session_id === session.id
+        )
+      ).toEqual([])
 
       const late = await sweep(new Date(Date.now() + GRACE_MS + 60_000))
-      expect(late.actions.filter((a) => a.session_id === session.id)).toEqual([
-        expect.objectContaining({ status: "outcome_unknown" }),
-      ])
+      expect(
+        late.actions.filter(
+          (a) => "session_id" in a && a.session_id === session.id
+        )
+      ).toEqual([expect.objectContaining({ status: "outcome_unknown" })])
       const note = (await sessionOf(session.id)).metadata?.card_service
         ?.reconcile
       expect(note).toMatchObject({
@@ -192,9 +209,110 @@ medusaIntegrationTestRunner({
 
       // Marked once: the next sweep does not report it again.
       const again = await sweep(new Date(Date.now() + GRACE_MS + 120_000))
-      expect(again.actions.filter((a) => a.session_id === session.id)).toEqual(
-        []
-      )
+      expect(
+        again.actions.filter(
+          (a) => "session_id" in a && a.session_id === session.id
+        )
+      ).toEqual([])
+    })
+
+    describe("captures after Medusa made them", () => {
+      const capturedOrder = async () => {
+        const { orderId, payment } = await checkoutToOrder(api, getContainer())
+        await api.post(
+          `/admin/payments/${payment.id}/capture`,
+          {},
+          { headers: await adminHeaders(getContainer()) }
+        )
+        const captured = await paymentOfOrder(getContainer(), orderId)
+        return {
+          orderId,
+          payment: captured,
+          captureId: captured.data.capture.transaction_id as string,
+        }
+      }
+      const forPayment = (result: { actions: any[] }, id: string) =>
+        result.actions.filter((a) => a.payment_id === id)
+      const captureNote = async (orderId: string) =>
+        (await paymentOfOrder(getContainer(), orderId)).metadata?.card_service
+          ?.capture
+
+      it("follows a PENDING capture until the service reports it TRANSMITTED", async () => {
+        const { orderId, payment, captureId } = await capturedOrder()
+
+        const pending = await sweep()
+        expect(forPayment(pending, payment.id)).toEqual([
+          expect.objectContaining({ status: "capture_pending" }),
+        ])
+        expect(await captureNote(orderId)).toMatchObject({
+          capture_status: "PENDING",
+          final: false,
+        })
+        // Still pending: nothing new to say.
+        expect(forPayment(await sweep(), payment.id)).toEqual([])
+
+        sandbox().advanceClock(sandbox().settlementMs + 1000)
+        const transmitted = await sweep()
+        expect(forPayment(transmitted, payment.id)).toEqual([
+          expect.objectContaining({ status: "capture_transmitted" }),
+        ])
+        expect(await captureNote(orderId)).toMatchObject({
+          capture_status: "TRANSMITTED",
+          final: true,
+          attention: false,
+          transaction_id: captureId,
+        })
+        // Final: not asked again.
+        expect(forPayment(await sweep(), payment.id)).toEqual([])
+      })
+
+      it("reports a capture that ends TRXN_ERROR for the store owner", async () => {
+        const { orderId, payment, captureId } = await capturedOrder()
+        sandbox().failTransmission(captureId)
+
+        const result = await sweep()
+
+        expect(forPayment(result, payment.id)).toEqual([
+          expect.objectContaining({ status: "capture_failed" }),
+        ])
+        expect(await captureNote(orderId)).toMatchObject({
+          capture_status: "TRXN_ERROR",
+          attention: true,
+          final: true,
+        })
+      })
+
+      it("flags a capture voided at the service outside Medusa", async () => {
+        const { orderId, payment, captureId } = await capturedOrder()
+        const provider = cardServiceProvider(
+          getContainer(),
+          CARD_SERVICE_PROVIDER_ID
+        )
+        await provider.client.void({
+          merchantReferenceCode: `outside-${Date.now()}`,
+          currency: "978",
+          amount: "30.00",
+          email: "owner@example.com",
+          transactionId: captureId,
+          type: "CAPTURE",
+        })
+
+        const result = await sweep()
+
+        expect(forPayment(result, payment.id)).toEqual([
+          expect.objectContaining({ status: "changed_outside_medusa" }),
+        ])
+        const note = await captureNote(orderId)
+        expect(note).toMatchObject({
+          capture_status: "VOIDED",
+          attention: true,
+        })
+        expect(note.message).toContain("not from Medusa")
+        // Medusa's own record is left as it was: the store owner decides.
+        expect(
+          (await paymentOfOrder(getContainer(), orderId)).captured_at
+        ).toBeTruthy()
+      })
     })
   },
 })

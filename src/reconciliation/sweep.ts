@@ -17,6 +17,11 @@ import {
 } from "../checkout/settle-payment"
 import type CardServiceProviderService from "../providers/card-service/service"
 import {
+  followCapture,
+  listCapturesToFollow,
+  type PaymentAction,
+} from "./payment-followups"
+import {
   notesOf,
   ReconcileNote,
   SessionNotes,
@@ -24,11 +29,9 @@ import {
 } from "./session-notes"
 
 /** One thing the sweep did or found, as it logs it and the admin shows it. */
-export type SweepAction = {
-  session_id: string
-  status: ReconcileNote["status"]
-  message: string
-}
+export type SweepAction =
+  | { session_id: string; status: ReconcileNote["status"]; message: string }
+  | PaymentAction
 
 export type SweepResult = {
   examined: number
@@ -88,14 +91,30 @@ export async function sweepCardServicePayments(
         order: { created_at: "DESC" },
       }
     )
-    for (const session of sessions) {
+    const payments = await listCapturesToFollow(
+      container,
+      id,
+      now,
+      options.batchSize ?? DEFAULT_BATCH_SIZE
+    )
+    const work = [
+      ...sessions.map((session) => ({
+        id: session.id,
+        run: () => sweepSession(container, provider, session, now),
+      })),
+      ...payments.map((payment) => ({
+        id: payment.id,
+        run: () => followCapture(container, payment, now),
+      })),
+    ]
+    for (const item of work) {
       result.examined += 1
       try {
-        const action = await sweepSession(container, provider, session, now)
+        const action = await item.run()
         if (action) {
           result.actions.push(action)
           logger.info(
-            `card-service reconcile: session ${action.session_id} ${action.status}: ${action.message}`
+            `card-service reconcile: ${item.id} ${action.status}: ${action.message}`
           )
         }
       } catch (error) {
@@ -109,7 +128,7 @@ export async function sweepCardServicePayments(
           return result
         }
         logger.error(
-          `card-service reconcile: session ${session.id} could not be checked: ${(error as Error).message}`
+          `card-service reconcile: ${item.id} could not be checked: ${(error as Error).message}`
         )
       }
     }
