@@ -12,6 +12,10 @@ import {
 import { cardServiceProvider } from "../../src/checkout/provider-lookup"
 import { CARD_SERVICE_PROVIDER_ID } from "../helpers/seed-store"
 import { sweepCardServicePayments } from "../../src/reconciliation/sweep"
+import {
+  resetReconcileBackoff,
+  runReconcileSweep,
+} from "../../src/jobs/card-service-reconcile"
 
 jest.setTimeout(180_000)
 
@@ -212,6 +216,111 @@ medusaIntegrationTestRunner({
       expect(
         again.actions.filter(
           (a) => "session_id" in a && a.session_id === session.id
+        )
+      ).toEqual([])
+    })
+
+    /** Pays while retrieve answers 503: the one callback is answered 503. */
+    const payWhileRetrieveIsDown = async () => {
+      const flow = await cartWithSession(api, getContainer())
+      sandbox().setCallbackKnobs({ retries: 0 })
+      sandbox().injectFault({
+        type: "status",
+        status: 503,
+        count: 20,
+        path: "/payment/retrieve",
+      })
+      const paid = await payLikeABrowser(
+        api,
+        flow.store.publishableKey,
+        flow.session.id,
+        CARDS.approved,
+        {
+          followReturn: false,
+        }
+      )
+      await sandbox().waitForCallbacks(
+        (d) =>
+          d.some((c) => c.url.includes(flow.session.id) && c.status === 503),
+        20_000
+      )
+      sandbox().clearFaults()
+      const transactionId = new URL(
+        paid.serviceLocation as string
+      ).searchParams.get("transactionId")
+      return { ...flow, transactionId }
+    }
+
+    it("reverses an approval whose callback could not be verified before the cart changed", async () => {
+      const { store, storefront, cart, session, transactionId } =
+        await payWhileRetrieveIsDown()
+      // The shopper adds an item in another tab: Medusa deletes the session.
+      await storefront.post(`/store/carts/${cart.id}/line-items`, {
+        variant_id: store.variantId,
+        quantity: 1,
+      })
+      expect(await sessionOf(session.id)).toBeUndefined()
+      const reversals = () =>
+        sandbox()
+          .transactions()
+          .filter(
+            (r) =>
+              r.step === "REVERSAL" && r.originalTransactionId === transactionId
+          )
+      expect(reversals()).toEqual([])
+
+      const result = await sweep()
+
+      expect(
+        result.actions.filter(
+          (a) => "session_id" in a && a.session_id === session.id
+        )
+      ).toEqual([expect.objectContaining({ status: "released" })])
+      expect(reversals()).toEqual([
+        expect.objectContaining({ status: "successful" }),
+      ])
+      expect(await orderOfCart(getContainer(), cart.id)).toBeNull()
+      // Once: the next sweep neither reports nor reverses it again.
+      const again = await sweep()
+      expect(
+        again.actions.filter(
+          (a) => "session_id" in a && a.session_id === session.id
+        )
+      ).toEqual([])
+      expect(reversals()).toHaveLength(1)
+    })
+
+    it("runs one sweep at a time: two started at once act once", async () => {
+      const { cart, session } = await payWhileRetrieveIsDown()
+      resetReconcileBackoff()
+      // Retrieve slowed down so the first sweep still holds the lock when the second starts.
+      sandbox().injectFault({
+        type: "delay",
+        ms: 500,
+        count: 5,
+        path: "/payment/retrieve",
+      })
+
+      const [a, b] = await Promise.all([
+        runReconcileSweep(getContainer()),
+        runReconcileSweep(getContainer()),
+      ])
+
+      const ran = [a, b].filter((r) => r !== null)
+      expect(ran).toHaveLength(1)
+      const forSession = ran[0]!.actions.filter(
+        (x) => "session_id" in x && x.session_id === session.id
+      )
+      expect(forSession).toEqual([
+        expect.objectContaining({ status: "order_created" }),
+      ])
+      expect(await orderOfCart(getContainer(), cart.id)).toMatch(/^order_/)
+      // The lock is released afterwards: the next run sweeps (and finds nothing new).
+      const next = await runReconcileSweep(getContainer())
+      expect(next).not.toBeNull()
+      expect(
+        next!.actions.filter(
+          (x) => "session_id" in x && x.session_id === session.id
         )
       ).toEqual([])
     })

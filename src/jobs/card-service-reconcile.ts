@@ -63,6 +63,13 @@ export default async function cardServiceReconcileJob(
   container: MedusaContainer
 ): Promise<SweepResult | null> {
   if (SCHEDULE === "off") return null
+  return await runReconcileSweep(container)
+}
+
+/** The job's work without the schedule switch: lock, backoff, one sweep. */
+export async function runReconcileSweep(
+  container: MedusaContainer
+): Promise<SweepResult | null> {
   const logger = container.resolve<Logger>(ContainerRegistrationKeys.LOGGER)
   if (Date.now() < notBefore) return null
   const locking = container.resolve<ILockingModule>(Modules.LOCKING)

@@ -109,17 +109,37 @@ export async function recordResultHint(
   if (!transactionId || transactionId.length > 100) {
     return false
   }
+  const hint = {
+    transaction_id: transactionId,
+    source,
+    received_at: now.toISOString(),
+  }
+  const paymentModule = container.resolve<IPaymentModuleService>(
+    Modules.PAYMENT
+  )
+  const [session] = await paymentModule.listPaymentSessions(
+    { id: sessionId },
+    { select: ["id", "payment_collection_id"] }
+  )
+  if (!session) {
+    return false
+  }
+  await updateCollectionHints(
+    container,
+    session.payment_collection_id,
+    (hints) =>
+      hints[sessionId]?.transaction_id === transactionId
+        ? null
+        : {
+            ...hints,
+            [sessionId]: {
+              transaction_id: transactionId,
+              received_at: hint.received_at,
+            },
+          }
+  )
   return await updateSessionNotes(container, sessionId, (notes) =>
-    notes.hint?.transaction_id === transactionId
-      ? null
-      : {
-          ...notes,
-          hint: {
-            transaction_id: transactionId,
-            source,
-            received_at: now.toISOString(),
-          },
-        }
+    notes.hint?.transaction_id === transactionId ? null : { ...notes, hint }
   )
 }
 
@@ -140,4 +160,57 @@ export async function recordAttempt(
       { reference, at: now.toISOString() },
     ].slice(-MAX_ATTEMPTS_KEPT),
   }))
+}
+
+/** Hints kept on a payment collection; a cart is paid for a few times at most. */
+const MAX_COLLECTION_HINTS = 20
+
+export type CollectionHints = Record<
+  string,
+  { transaction_id: string; received_at: string }
+>
+
+export function collectionHintsOf(metadata: unknown): CollectionHints {
+  const record =
+    metadata && typeof metadata === "object"
+      ? (metadata as Record<string, unknown>).card_service_hints
+      : undefined
+  return record && typeof record === "object" ? (record as CollectionHints) : {}
+}
+
+/**
+ * Medusa deletes a cart's payment sessions (rows and metadata) when the cart
+ * changes; its payment collection stays. A hint kept there too outlives the
+ * session, so an approval whose result could not be verified before the
+ * cart changed is still found and reversed.
+ */
+export async function updateCollectionHints(
+  container: MedusaContainer,
+  collectionId: string,
+  change: (hints: CollectionHints) => CollectionHints | null
+): Promise<void> {
+  const locking = container.resolve<ILockingModule>(Modules.LOCKING)
+  await locking.execute(
+    `card-service:notes:${collectionId}`,
+    async () => {
+      const paymentModule = container.resolve<IPaymentModuleService>(
+        Modules.PAYMENT
+      )
+      const [collection] = await paymentModule.listPaymentCollections(
+        { id: collectionId },
+        { select: ["id", "metadata"] }
+      )
+      if (!collection) return
+      const next = change(collectionHintsOf(collection.metadata))
+      if (!next) return
+      const kept = Object.entries(next).slice(-MAX_COLLECTION_HINTS)
+      await paymentModule.updatePaymentCollections(collectionId, {
+        metadata: {
+          ...(collection.metadata ?? {}),
+          card_service_hints: Object.fromEntries(kept),
+        },
+      })
+    },
+    { timeout: 30 }
+  )
 }

@@ -22,6 +22,8 @@ import {
   type PaymentAction,
 } from "./payment-followups"
 import {
+  collectionHintsOf,
+  updateCollectionHints,
   notesOf,
   ReconcileNote,
   SessionNotes,
@@ -29,9 +31,12 @@ import {
 } from "./session-notes"
 
 /** One thing the sweep did or found, as it logs it and the admin shows it. */
-export type SweepAction =
-  | { session_id: string; status: ReconcileNote["status"]; message: string }
-  | PaymentAction
+export type SessionAction = {
+  session_id: string
+  status: ReconcileNote["status"]
+  message: string
+}
+export type SweepAction = SessionAction | PaymentAction
 
 export type SweepResult = {
   examined: number
@@ -133,7 +138,97 @@ export async function sweepCardServicePayments(
       }
     }
   }
+  if (providers.some(({ id }) => id.startsWith(PROVIDER_ID_PREFIX))) {
+    try {
+      for (const action of await sweepGoneSessions(
+        container,
+        now,
+        options.batchSize ?? DEFAULT_BATCH_SIZE
+      )) {
+        result.actions.push(action)
+        logger.info(
+          `card-service reconcile: ${action.session_id} ${action.status}: ${action.message}`
+        )
+      }
+    } catch (error) {
+      if (!isServiceDown(error)) throw error
+      result.serviceDown = true
+      logger.warn(
+        `card-service reconcile: the service is unavailable (${(error as Error).message}); stopping this sweep`
+      )
+    }
+  }
   return result
+}
+
+/**
+ * Hints of sessions Medusa has since deleted (the cart changed): their
+ * approval can no longer become an order, so settlePayment's orphan path
+ * checks it is this session's and reverses it. Hints of sessions that still
+ * exist are the session pass's; once such a session is settled the copy on
+ * the collection is dropped.
+ */
+async function sweepGoneSessions(
+  container: MedusaContainer,
+  now: Date,
+  take: number
+): Promise<SessionAction[]> {
+  const paymentModule = container.resolve<IPaymentModuleService>(
+    Modules.PAYMENT
+  )
+  const collections = await paymentModule.listPaymentCollections(
+    {
+      updated_at: {
+        $gte: new Date(now.getTime() - LOOKBACK_MS).toISOString(),
+      },
+    } as Record<string, unknown>,
+    { select: ["id", "metadata"], take, order: { updated_at: "DESC" } }
+  )
+  const actions: SessionAction[] = []
+  for (const collection of collections) {
+    const hints = collectionHintsOf(collection.metadata)
+    const sessionIds = Object.keys(hints)
+    if (!sessionIds.length) continue
+    const existing = await paymentModule.listPaymentSessions(
+      { id: sessionIds },
+      { select: ["id", "status", "metadata"] }
+    )
+    const done: string[] = []
+    for (const sessionId of sessionIds) {
+      const session = existing.find((s) => s.id === sessionId)
+      if (session) {
+        // Settled (or its hint answered): the session pass needs no copy.
+        if (
+          session.status === "authorized" ||
+          !notesOf(session.metadata).hint
+        ) {
+          done.push(sessionId)
+        }
+        continue
+      }
+      const outcome = await settlePayment(container, sessionId, {
+        transactionId: hints[sessionId].transaction_id,
+        source: "sweep",
+      })
+      done.push(sessionId)
+      actions.push({
+        session_id: sessionId,
+        status: outcome.kind === "released" ? "released" : "failed",
+        message:
+          outcome.kind === "released"
+            ? `the cart changed before transaction ${hints[sessionId].transaction_id} was verified; the approval was reversed`
+            : `transaction ${hints[sessionId].transaction_id} of a deleted session is not this store's approval; nothing reversed`,
+      })
+    }
+    if (done.length) {
+      await updateCollectionHints(container, collection.id, (current) => {
+        const next = { ...current }
+        for (const id of done) delete next[id]
+        return next
+      })
+    }
+  }
+  return actions
 }
 
 async function sweepSession(
