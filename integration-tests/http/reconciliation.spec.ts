@@ -47,6 +47,13 @@ medusaIntegrationTestRunner({
         )
       return session
     }
+    /** The settings page's "Needs attention" list, as the admin API answers it. */
+    const attentionList = async (): Promise<any[]> =>
+      (
+        await api.get("/admin/card-service/reconciliation", {
+          headers: await adminHeaders(getContainer()),
+        })
+      ).data.entries
     const sweep = (now = new Date()) =>
       sweepCardServicePayments(getContainer(), { now })
 
@@ -110,6 +117,22 @@ medusaIntegrationTestRunner({
       expect(after.metadata?.card_service?.reconcile).toMatchObject({
         status: "order_created",
       })
+      // Shown as an action taken, not one needed.
+      expect(
+        (await attentionList()).find((e) => e.id === session.id)
+      ).toMatchObject({
+        status: "order_created",
+        needs_action: false,
+      })
+      // The order widget's view: the order's payment, through its session.
+      const payment = await paymentOfOrder(getContainer(), orderId as string)
+      const widget = await api.get(
+        `/admin/card-service/reconciliation?payment_id=${payment.id}`,
+        { headers: await adminHeaders(getContainer()) }
+      )
+      expect(widget.data.entries).toEqual([
+        expect.objectContaining({ id: session.id, status: "order_created" }),
+      ])
       // No further delivery was needed (nor made).
       expect(
         sandbox()
@@ -207,6 +230,14 @@ medusaIntegrationTestRunner({
         ?.reconcile
       expect(note).toMatchObject({
         status: "outcome_unknown",
+        references: [reference],
+      })
+      expect(
+        (await attentionList()).find((e) => e.id === session.id)
+      ).toMatchObject({
+        kind: "session",
+        status: "outcome_unknown",
+        needs_action: true,
         references: [reference],
       })
       expect(await orderOfCart(getContainer(), cart.id)).toBeNull()
@@ -389,6 +420,12 @@ medusaIntegrationTestRunner({
           attention: true,
           final: true,
         })
+        expect(
+          (await attentionList()).find((e) => e.id === payment.id)
+        ).toMatchObject({
+          status: "capture_failed",
+          needs_action: true,
+        })
       })
 
       it("flags a capture voided at the service outside Medusa", async () => {
@@ -417,6 +454,14 @@ medusaIntegrationTestRunner({
           attention: true,
         })
         expect(note.message).toContain("not from Medusa")
+        expect(
+          (await attentionList()).find((e) => e.id === payment.id)
+        ).toMatchObject({
+          kind: "payment",
+          status: "changed_outside_medusa",
+          needs_action: true,
+          references: [captureId],
+        })
         // Medusa's own record is left as it was: the store owner decides.
         expect(
           (await paymentOfOrder(getContainer(), orderId)).captured_at

@@ -22,11 +22,23 @@ const MAX_ROWS = 200
  */
 export async function reconcileEntries(
   container: MedusaContainer,
-  now: Date = new Date()
+  now: Date = new Date(),
+  paymentId?: string
 ): Promise<ReconcileEntry[]> {
   const paymentModule = container.resolve<IPaymentModuleService>(
     Modules.PAYMENT
   )
+  if (paymentId) {
+    // The order widget: this payment and the session it was made from.
+    const [payment] = await paymentModule.listPayments(
+      { id: paymentId },
+      { select: ["id"], relations: ["payment_session"] }
+    )
+    const keep = new Set([paymentId, payment?.payment_session?.id])
+    return (await reconcileEntries(container, now)).filter((entry) =>
+      keep.has(entry.id)
+    )
+  }
   const since = new Date(now.getTime() - PAYMENT_LOOKBACK_MS).toISOString()
   // The payment module filters any column; its filter type names fewer.
   const [sessions, payments] = await Promise.all([

@@ -35,12 +35,13 @@ export function useCardServiceSettings() {
 }
 
 /** What the reconciliation sweep noted (docs/reconciliation.md). */
-export function useReconciliation() {
+export function useReconciliation(paymentId?: string) {
   return useQuery({
-    queryKey: keys.reconciliation,
+    queryKey: [...keys.reconciliation, paymentId ?? "all"],
     queryFn: () =>
       sdk.client.fetch<ReconciliationResponse>(
-        "/admin/card-service/reconciliation"
+        "/admin/card-service/reconciliation",
+        paymentId ? { query: { payment_id: paymentId } } : {}
       ),
   })
 }
