@@ -20,10 +20,10 @@ import {
 jest.setTimeout(180_000)
 
 // The cron must not sweep behind the tests' backs: they call the sweep
-// themselves and assert what that one call did. ("off", not a rare cron:
-// Medusa's in-memory scheduler overflows setTimeout for runs more than
-// about 24 days away and then fires at once.)
-process.env.CARD_SERVICE_RECONCILE_SCHEDULE = "off"
+// themselves and assert what that one call did. integration-tests/setup.js
+// sets the schedule "off" ("off", not a rare cron: Medusa's in-memory
+// scheduler overflows setTimeout for runs more than about 24 days away and
+// then fires at once).
 
 const env = useCardServiceSandbox()
 
@@ -56,6 +56,13 @@ medusaIntegrationTestRunner({
       ).data.entries
     const sweep = (now = new Date()) =>
       sweepCardServicePayments(getContainer(), { now })
+
+    it("is registered by Medusa as the scheduled job card-service-reconcile", () => {
+      const { WorkflowManager } = require("@medusajs/framework/orchestration")
+      expect(
+        WorkflowManager.getWorkflows().has("job-card-service-reconcile")
+      ).toBe(true)
+    })
 
     it("makes the order from a callback that arrived while retrieve answered 503, with no further delivery and no return", async () => {
       const { store, cart, session } = await cartWithSession(
