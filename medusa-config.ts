@@ -32,19 +32,13 @@ const redisModules = redisUrl
               resolve: "@medusajs/medusa/locking-redis",
               id: "locking-redis",
               is_default: true,
-              options: {
-                redisUrl,
-                namespace: env("REDIS_NAMESPACE", "card-service-dev:"),
-              },
+              options: { redisUrl, namespace: env("REDIS_NAMESPACE", "card-service-dev:") },
             },
           ],
         },
       },
       { resolve: "@medusajs/medusa/event-bus-redis", options: { redisUrl } },
-      {
-        resolve: "@medusajs/medusa/workflow-engine-redis",
-        options: { redis: { redisUrl } },
-      },
+      { resolve: "@medusajs/medusa/workflow-engine-redis", options: { redis: { redisUrl } } },
     ]
   : []
 

@@ -1,9 +1,6 @@
 import type { MedusaContainer } from "@medusajs/framework/types"
 import { ContainerRegistrationKeys } from "@medusajs/framework/utils"
-import {
-  billingFromCart,
-  paymentFormFields,
-} from "../providers/card-service/form-fields"
+import { billingFromCart, paymentFormFields } from "../providers/card-service/form-fields"
 import type { CardServiceSessionData } from "../providers/card-service/session-data"
 import type CardServiceProviderService from "../providers/card-service/service"
 import { recordAttempt } from "../reconciliation/session-notes"
@@ -43,11 +40,7 @@ export async function preparePaymentAttempt(
   }
   const { session, provider } = found
   const { cartId, orderId } = await cartOfSession(container, session)
-  if (
-    orderId ||
-    session.status === "authorized" ||
-    session.status === "captured"
-  ) {
+  if (orderId || session.status === "authorized" || session.status === "captured") {
     return { kind: "finished", orderId }
   }
   const data = provider.verifySession(session.data, session.id)

@@ -16,22 +16,17 @@ export async function POST(req: MedusaRequest, res: MedusaResponse) {
   if (!parsed.success) {
     return res.status(400).json({
       received: false,
-      message:
-        "The body is not a card-service payment result (section 2.5 fields).",
+      message: "The body is not a card-service payment result (section 2.5 fields).",
     })
   }
   const logger = req.scope.resolve("logger")
   // Noted before it is checked: when the service cannot answer now, the
   // sweep (src/jobs) verifies it later, with no further delivery needed.
-  await recordResultHint(
-    req.scope,
-    req.params.session_id,
-    parsed.data.transactionId,
-    "callback"
-  ).catch((error: Error) =>
-    logger.warn(
-      `card-service: could not note the callback for session ${req.params.session_id}: ${error.message}`
-    )
+  await recordResultHint(req.scope, req.params.session_id, parsed.data.transactionId, "callback").catch(
+    (error: Error) =>
+      logger.warn(
+        `card-service: could not note the callback for session ${req.params.session_id}: ${error.message}`
+      )
   )
   try {
     const outcome = await settlePayment(req.scope, req.params.session_id, {
@@ -39,9 +34,7 @@ export async function POST(req: MedusaRequest, res: MedusaResponse) {
       source: "callback",
     })
     if (outcome.kind === "unknown_session") {
-      return res
-        .status(404)
-        .json({ received: false, message: "Unknown payment session." })
+      return res.status(404).json({ received: false, message: "Unknown payment session." })
     }
     if (outcome.kind === "ignored") {
       logger.warn(
@@ -53,8 +46,6 @@ export async function POST(req: MedusaRequest, res: MedusaResponse) {
     logger.error(
       `card-service: could not settle the callback for session ${req.params.session_id}: ${(error as Error).message}`
     )
-    return res
-      .status(503)
-      .json({ received: false, message: "Try again later." })
+    return res.status(503).json({ received: false, message: "Try again later." })
   }
 }
