@@ -78,6 +78,10 @@ export default defineConfig({
               autoCapture: env("CARD_SERVICE_AUTO_CAPTURE") === "true",
               windowed: env("CARD_SERVICE_WINDOWED") === "true",
               sessionSecret: env("CARD_SERVICE_SESSION_SECRET") || undefined,
+              // Blank means unset (the options schema's rule); the sweep's
+              // schedule is read by the job itself (src/jobs).
+              reconcile: env("CARD_SERVICE_RECONCILE"),
+              reconcileGraceMs: env("CARD_SERVICE_RECONCILE_GRACE_MS"),
               storeName: env("CARD_SERVICE_STORE_NAME") || undefined,
               // JSON, for example {"de":{"pay.back":"Zurück zum Laden"}} (README, "Options").
               messages: env("CARD_SERVICE_MESSAGES") ? JSON.parse(env("CARD_SERVICE_MESSAGES")) : undefined,

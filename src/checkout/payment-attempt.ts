@@ -3,6 +3,7 @@ import { ContainerRegistrationKeys } from "@medusajs/framework/utils"
 import { billingFromCart, paymentFormFields } from "../providers/card-service/form-fields"
 import type { CardServiceSessionData } from "../providers/card-service/session-data"
 import type CardServiceProviderService from "../providers/card-service/service"
+import { recordAttempt } from "../reconciliation/session-notes"
 import { loadCardServiceSession } from "./provider-lookup"
 import { cartOfSession } from "./settle-payment"
 
@@ -59,9 +60,13 @@ export async function preparePaymentAttempt(
     : { data: [] }
 
   const authorization = await provider.client.freshVerificationCode()
+  const merchantReferenceCode = provider.newReference(session.id)
+  // Kept so that an attempt whose result never arrives can be looked up at
+  // the service by the store owner (the sweep's "outcome unknown").
+  await recordAttempt(container, session.id, merchantReferenceCode)
   const fields = paymentFormFields(
     data,
-    { merchantReferenceCode: provider.newReference(session.id), authorization },
+    { merchantReferenceCode, authorization },
     carts[0] ? billingFromCart(carts[0]) : {}
   )
   return {

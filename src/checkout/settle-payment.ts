@@ -19,7 +19,7 @@ import { cardServiceProvider, loadCardServiceSession, PROVIDER_ID_PREFIX } from 
 export type SettleHint = {
   /** The transactionId the callback or the redirect named; a hint, checked with retrieve. */
   transactionId?: string
-  source: "callback" | "return" | "poll"
+  source: "callback" | "return" | "poll" | "sweep"
 }
 
 export type SettleOutcome =

@@ -5,6 +5,7 @@ import {
   ServerResponse,
 } from "node:http"
 import { AddressInfo } from "node:net"
+import { CONTROL_PREFIX, handleControl } from "./control-handler"
 import { followOn, isFollowOnPath } from "./follow-on-handler"
 import { drain, pathOf, sendJson } from "./http-io"
 import { serveJson } from "./json-endpoint"
@@ -93,6 +94,9 @@ export class CardServiceSandbox extends SandboxTestControls {
     const threeDs = matchThreeDsPath(pathname)
     if (threeDs) {
       return handleThreeDs(ctx, req, res, threeDs)
+    }
+    if (pathname.startsWith(CONTROL_PREFIX)) {
+      return handleControl(this, req, res, pathname)
     }
     if (pathname === "/" && req.method === "GET") {
       return sendJson(res, 200, { service: "card-service-sandbox" })

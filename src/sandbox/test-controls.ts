@@ -216,6 +216,21 @@ export class SandboxTestControls {
     return store.toRecord(tx)
   }
 
+  /**
+   * Makes an accepted capture or refund end as TRXN_ERROR (section 3): the
+   * processor refused it after the service accepted it. Nothing in the wire
+   * does this, so tests of what follows it set it here.
+   */
+  failTransmission(transactionId: string): void {
+    const tx = this.context.store.get(transactionId)
+    if (!tx || (tx.step !== "CAPTURE" && tx.step !== "REFUND")) {
+      throw new Error(
+        `failTransmission: ${transactionId} is no capture or refund`
+      )
+    }
+    tx.transmissionFailed = true
+  }
+
   /** Forgets transactions, duplicate-window entries, sessions and callback history. */
   reset(): void {
     this.context.store.clear()

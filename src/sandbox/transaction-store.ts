@@ -61,6 +61,8 @@ export type StoredTransaction = {
   refundOf?: string
   /** Capture or refund: set when a void was accepted. */
   voided?: boolean
+  /** Capture or refund: the processor refused it after acceptance (a test control sets it). */
+  transmissionFailed?: boolean
 }
 
 export type NewTransaction = Omit<
@@ -120,6 +122,9 @@ export class TransactionStore {
     }
     if (tx.voided) {
       return "VOIDED"
+    }
+    if (tx.transmissionFailed) {
+      return "TRXN_ERROR"
     }
     return this.now() >= tx.createdAt + this.settlementMs()
       ? "TRANSMITTED"

@@ -6,6 +6,7 @@ import { sdk } from "./sdk"
 // erases, so no server code enters the browser bundle.
 import type {
   PaymentTransactionsResponse,
+  ReconciliationResponse,
   SettingsResponse,
   TestConnectionResponse,
   VoidResponse,
@@ -13,12 +14,14 @@ import type {
 
 export type {
   ProviderSettings,
+  ReconcileEntry,
   RegionLink,
   TransactionRow,
 } from "../../api/admin/card-service/response-types"
 
 const keys = {
   settings: ["card-service", "settings"] as const,
+  reconciliation: ["card-service", "reconciliation"] as const,
   transactions: (paymentId: string) =>
     ["card-service", "transactions", paymentId] as const,
 }
@@ -28,6 +31,18 @@ export function useCardServiceSettings() {
     queryKey: keys.settings,
     queryFn: () =>
       sdk.client.fetch<SettingsResponse>("/admin/card-service/settings"),
+  })
+}
+
+/** What the reconciliation sweep noted (docs/reconciliation.md). */
+export function useReconciliation(paymentId?: string) {
+  return useQuery({
+    queryKey: [...keys.reconciliation, paymentId ?? "all"],
+    queryFn: () =>
+      sdk.client.fetch<ReconciliationResponse>(
+        "/admin/card-service/reconciliation",
+        paymentId ? { query: { payment_id: paymentId } } : {}
+      ),
   })
 }
 

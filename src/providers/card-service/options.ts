@@ -68,6 +68,8 @@ export const OPTION_ENV_NAMES: Readonly<Record<string, string>> = {
   backendUrl: "MEDUSA_BACKEND_URL",
   storefrontUrl: "STOREFRONT_URL",
   sessionSecret: "CARD_SERVICE_SESSION_SECRET",
+  reconcile: "CARD_SERVICE_RECONCILE",
+  reconcileGraceMs: "CARD_SERVICE_RECONCILE_GRACE_MS",
 }
 
 /**
@@ -187,6 +189,17 @@ export const CardServiceOptionsSchema = z
     sessionSecret: fromEnv(
       z.string().min(32, "must be at least 32 characters").optional()
     ),
+    /**
+     * Let the scheduled sweep (src/jobs/card-service-reconcile.ts) settle this
+     * provider's unfinished payments. Default on; the schedule itself is
+     * CARD_SERVICE_RECONCILE_SCHEDULE (Medusa reads it before options exist).
+     */
+    reconcile: flag(true),
+    /**
+     * How long after the last payment attempt without any result the sweep
+     * marks the session "outcome unknown" for the store owner. Default 15 minutes.
+     */
+    reconcileGraceMs: milliseconds(15 * 60 * 1000),
   })
   // `when` runs these checks even when other options are bad (zod skips
   // refinements of an invalid object by default), so one boot names every

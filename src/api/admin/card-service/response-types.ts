@@ -130,3 +130,21 @@ export type VoidResponse = {
   refunded_amount: number
   medusa_note: string
 }
+
+/** One case the reconciliation sweep noted (src/reconciliation). */
+export type ReconcileEntry = {
+  kind: "session" | "payment"
+  /** payses_... or pay_... */
+  id: string
+  /** order_created, released, failed, outcome_unknown, capture_pending, capture_transmitted, capture_failed, capture_voided, changed_outside_medusa */
+  status: string
+  message: string
+  /** merchantReferenceCodes or transaction ids to look up at the service. */
+  references: string[]
+  noted_at: string
+  age_ms: number
+  /** The store owner must act; otherwise the entry says what the sweep did. */
+  needs_action: boolean
+}
+
+export type ReconciliationResponse = { entries: ReconcileEntry[] }

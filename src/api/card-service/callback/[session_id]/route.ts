@@ -1,6 +1,7 @@
 import type { MedusaRequest, MedusaResponse } from "@medusajs/framework/http"
 import { settlePayment } from "../../../../checkout/settle-payment"
 import { PaymentResultSchema } from "../../../../lib/wire-schemas"
+import { recordResultHint } from "../../../../reconciliation/session-notes"
 
 /**
  * POST /card-service/callback/:session_id/ - the service's final result
@@ -19,6 +20,14 @@ export async function POST(req: MedusaRequest, res: MedusaResponse) {
     })
   }
   const logger = req.scope.resolve("logger")
+  // Noted before it is checked: when the service cannot answer now, the
+  // sweep (src/jobs) verifies it later, with no further delivery needed.
+  await recordResultHint(req.scope, req.params.session_id, parsed.data.transactionId, "callback").catch(
+    (error: Error) =>
+      logger.warn(
+        `card-service: could not note the callback for session ${req.params.session_id}: ${error.message}`
+      )
+  )
   try {
     const outcome = await settlePayment(req.scope, req.params.session_id, {
       transactionId: parsed.data.transactionId,

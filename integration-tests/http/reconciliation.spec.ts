@@ -1,0 +1,479 @@
+import { medusaIntegrationTestRunner } from "@medusajs/test-utils"
+import { useCardServiceSandbox } from "../helpers/card-service-env"
+import { payLikeABrowser } from "../helpers/browser-step"
+import {
+  adminHeaders,
+  CARDS,
+  cartWithSession,
+  checkoutToOrder,
+  orderOfCart,
+  paymentOfOrder,
+} from "../helpers/checkout-flow"
+import { cardServiceProvider } from "../../src/checkout/provider-lookup"
+import { CARD_SERVICE_PROVIDER_ID } from "../helpers/seed-store"
+import { sweepCardServicePayments } from "../../src/reconciliation/sweep"
+import {
+  resetReconcileBackoff,
+  runReconcileSweep,
+} from "../../src/jobs/card-service-reconcile"
+
+jest.setTimeout(180_000)
+
+// The cron must not sweep behind the tests' backs: they call the sweep
+// themselves and assert what that one call did. integration-tests/setup.js
+// sets the schedule "off" ("off", not a rare cron: Medusa's in-memory
+// scheduler overflows setTimeout for runs more than about 24 days away and
+// then fires at once).
+
+const env = useCardServiceSandbox()
+
+const GRACE_MS = 15 * 60 * 1000
+
+/**
+ * Issue 14: the sweep, from the fault to the final Medusa state. Each test
+ * calls the sweep directly instead of waiting for the cron.
+ */
+medusaIntegrationTestRunner({
+  testSuite: ({ api, getContainer }) => {
+    const sandbox = () => env.sandbox()
+    beforeEach(() => sandbox().resetKnobs())
+
+    const sessionOf = async (id: string): Promise<any> => {
+      const [session] = await getContainer()
+        .resolve("payment")
+        .listPaymentSessions(
+          { id },
+          { select: ["id", "status", "data", "metadata"] }
+        )
+      return session
+    }
+    /** The settings page's "Needs attention" list, as the admin API answers it. */
+    const attentionList = async (): Promise<any[]> =>
+      (
+        await api.get("/admin/card-service/reconciliation", {
+          headers: await adminHeaders(getContainer()),
+        })
+      ).data.entries
+    const sweep = (now = new Date()) =>
+      sweepCardServicePayments(getContainer(), { now })
+
+    it("is registered by Medusa as the scheduled job card-service-reconcile", () => {
+      const { WorkflowManager } = require("@medusajs/framework/orchestration")
+      expect(
+        WorkflowManager.getWorkflows().has("job-card-service-reconcile")
+      ).toBe(true)
+    })
+
+    it("makes the order from a callback that arrived while retrieve answered 503, with no further delivery and no return", async () => {
+      const { store, cart, session } = await cartWithSession(
+        api,
+        getContainer()
+      )
+      // One delivery only, and retrieve down while it is handled.
+      sandbox().setCallbackKnobs({ retries: 0 })
+      sandbox().injectFault({
+        type: "status",
+        status: 503,
+        count: 20,
+        path: "/payment/retrieve",
+      })
+
+      const paid = await payLikeABrowser(
+        api,
+        store.publishableKey,
+        session.id,
+        CARDS.approved,
+        {
+          followReturn: false,
+        }
+      )
+      const [delivery] = await sandbox().waitForCallbacks(
+        (d) =>
+          d.some((c) => c.url.includes(session.id) && c.status !== undefined),
+        20_000
+      )
+      sandbox().clearFaults()
+      const transactionId = new URL(
+        paid.serviceLocation as string
+      ).searchParams.get("transactionId")
+
+      expect(delivery.status).toBe(503)
+      expect(await orderOfCart(getContainer(), cart.id)).toBeNull()
+      // The hint was noted before verification failed.
+      expect(
+        (await sessionOf(session.id)).metadata?.card_service?.hint
+      ).toMatchObject({
+        transaction_id: transactionId,
+        source: "callback",
+      })
+
+      const first = await sweep()
+      const orderId = await orderOfCart(getContainer(), cart.id)
+
+      expect(orderId).toMatch(/^order_/)
+      expect(first.actions).toEqual([
+        expect.objectContaining({
+          session_id: session.id,
+          status: "order_created",
+        }),
+      ])
+      expect(first.actions[0].message).toContain(orderId)
+      const after = await sessionOf(session.id)
+      expect(after.status).toBe("authorized")
+      expect(after.metadata?.card_service?.hint).toBeUndefined()
+      expect(after.metadata?.card_service?.reconcile).toMatchObject({
+        status: "order_created",
+      })
+      // Shown as an action taken, not one needed.
+      expect(
+        (await attentionList()).find((e) => e.id === session.id)
+      ).toMatchObject({
+        status: "order_created",
+        needs_action: false,
+      })
+      // The order widget's view: the order's payment, through its session.
+      const payment = await paymentOfOrder(getContainer(), orderId as string)
+      const widget = await api.get(
+        `/admin/card-service/reconciliation?payment_id=${payment.id}`,
+        { headers: await adminHeaders(getContainer()) }
+      )
+      expect(widget.data.entries).toEqual([
+        expect.objectContaining({ id: session.id, status: "order_created" }),
+      ])
+      // No further delivery was needed (nor made).
+      expect(
+        sandbox()
+          .callbacks()
+          .filter((c) => c.url.includes(session.id))
+      ).toHaveLength(1)
+
+      // Idempotent: a second sweep finds nothing to do for this session.
+      const second = await sweep()
+      expect(
+        second.actions.filter(
+          (a) => "session_id" in a && a.session_id === session.id
+        )
+      ).toEqual([])
+      expect(await orderOfCart(getContainer(), cart.id)).toBe(orderId)
+    })
+
+    it("stops at the first outage, makes nothing, and reports the service down", async () => {
+      const { store, cart, session } = await cartWithSession(
+        api,
+        getContainer()
+      )
+      sandbox().setCallbackKnobs({ retries: 0 })
+      sandbox().injectFault({
+        type: "status",
+        status: 503,
+        count: 50,
+        path: "/payment/retrieve",
+      })
+      await payLikeABrowser(
+        api,
+        store.publishableKey,
+        session.id,
+        CARDS.approved,
+        {
+          followReturn: false,
+        }
+      )
+      await sandbox().waitForCallbacks(
+        (d) =>
+          d.some((c) => c.url.includes(session.id) && c.status !== undefined),
+        20_000
+      )
+
+      const down = await sweep()
+      expect(down.serviceDown).toBe(true)
+      expect(
+        down.actions.filter(
+          (a) => "session_id" in a && a.session_id === session.id
+        )
+      ).toEqual([])
+      expect(await orderOfCart(getContainer(), cart.id)).toBeNull()
+      // The hint survives the failed verification for the next sweep.
+      expect(
+        (await sessionOf(session.id)).metadata?.card_service?.hint
+      ).toBeDefined()
+
+      sandbox().clearFaults()
+      const up = await sweep()
+      expect(up.serviceDown).toBe(false)
+      expect(await orderOfCart(getContainer(), cart.id)).toMatch(/^order_/)
+    })
+
+    it("marks a session with attempts but no callback and no return as outcome unknown after the grace period, with the reference", async () => {
+      const { store, cart, session } = await cartWithSession(
+        api,
+        getContainer()
+      )
+      sandbox().setCallbackKnobs({ drop: true })
+      const paid = await payLikeABrowser(
+        api,
+        store.publishableKey,
+        session.id,
+        CARDS.approved,
+        {
+          followReturn: false,
+        }
+      )
+      const reference = paid.fields.merchantReferenceCode
+
+      const early = await sweep(new Date(Date.now() + GRACE_MS - 60_000))
+      expect(
+        early.actions.filter(
+          (a) => "session_id" in a && a.session_id === session.id
+        )
+      ).toEqual([])
+
+      const late = await sweep(new Date(Date.now() + GRACE_MS + 60_000))
+      expect(
+        late.actions.filter(
+          (a) => "session_id" in a && a.session_id === session.id
+        )
+      ).toEqual([expect.objectContaining({ status: "outcome_unknown" })])
+      const note = (await sessionOf(session.id)).metadata?.card_service
+        ?.reconcile
+      expect(note).toMatchObject({
+        status: "outcome_unknown",
+        references: [reference],
+      })
+      expect(
+        (await attentionList()).find((e) => e.id === session.id)
+      ).toMatchObject({
+        kind: "session",
+        status: "outcome_unknown",
+        needs_action: true,
+        references: [reference],
+      })
+      expect(await orderOfCart(getContainer(), cart.id)).toBeNull()
+
+      // Marked once: the next sweep does not report it again.
+      const again = await sweep(new Date(Date.now() + GRACE_MS + 120_000))
+      expect(
+        again.actions.filter(
+          (a) => "session_id" in a && a.session_id === session.id
+        )
+      ).toEqual([])
+    })
+
+    /** Pays while retrieve answers 503: the one callback is answered 503. */
+    const payWhileRetrieveIsDown = async () => {
+      const flow = await cartWithSession(api, getContainer())
+      sandbox().setCallbackKnobs({ retries: 0 })
+      sandbox().injectFault({
+        type: "status",
+        status: 503,
+        count: 20,
+        path: "/payment/retrieve",
+      })
+      const paid = await payLikeABrowser(
+        api,
+        flow.store.publishableKey,
+        flow.session.id,
+        CARDS.approved,
+        {
+          followReturn: false,
+        }
+      )
+      await sandbox().waitForCallbacks(
+        (d) =>
+          d.some((c) => c.url.includes(flow.session.id) && c.status === 503),
+        20_000
+      )
+      sandbox().clearFaults()
+      const transactionId = new URL(
+        paid.serviceLocation as string
+      ).searchParams.get("transactionId")
+      return { ...flow, transactionId }
+    }
+
+    it("reverses an approval whose callback could not be verified before the cart changed", async () => {
+      const { store, storefront, cart, session, transactionId } =
+        await payWhileRetrieveIsDown()
+      // The shopper adds an item in another tab: Medusa deletes the session.
+      await storefront.post(`/store/carts/${cart.id}/line-items`, {
+        variant_id: store.variantId,
+        quantity: 1,
+      })
+      expect(await sessionOf(session.id)).toBeUndefined()
+      const reversals = () =>
+        sandbox()
+          .transactions()
+          .filter(
+            (r) =>
+              r.step === "REVERSAL" && r.originalTransactionId === transactionId
+          )
+      expect(reversals()).toEqual([])
+
+      const result = await sweep()
+
+      expect(
+        result.actions.filter(
+          (a) => "session_id" in a && a.session_id === session.id
+        )
+      ).toEqual([expect.objectContaining({ status: "released" })])
+      expect(reversals()).toEqual([
+        expect.objectContaining({ status: "successful" }),
+      ])
+      expect(await orderOfCart(getContainer(), cart.id)).toBeNull()
+      // Once: the next sweep neither reports nor reverses it again.
+      const again = await sweep()
+      expect(
+        again.actions.filter(
+          (a) => "session_id" in a && a.session_id === session.id
+        )
+      ).toEqual([])
+      expect(reversals()).toHaveLength(1)
+    })
+
+    it("runs one sweep at a time: two started at once act once", async () => {
+      const { cart, session } = await payWhileRetrieveIsDown()
+      resetReconcileBackoff()
+      // Retrieve slowed down so the first sweep still holds the lock when the second starts.
+      sandbox().injectFault({
+        type: "delay",
+        ms: 500,
+        count: 5,
+        path: "/payment/retrieve",
+      })
+
+      const [a, b] = await Promise.all([
+        runReconcileSweep(getContainer()),
+        runReconcileSweep(getContainer()),
+      ])
+
+      const ran = [a, b].filter((r) => r !== null)
+      expect(ran).toHaveLength(1)
+      const forSession = ran[0]!.actions.filter(
+        (x) => "session_id" in x && x.session_id === session.id
+      )
+      expect(forSession).toEqual([
+        expect.objectContaining({ status: "order_created" }),
+      ])
+      expect(await orderOfCart(getContainer(), cart.id)).toMatch(/^order_/)
+      // The lock is released afterwards: the next run sweeps (and finds nothing new).
+      const next = await runReconcileSweep(getContainer())
+      expect(next).not.toBeNull()
+      expect(
+        next!.actions.filter(
+          (x) => "session_id" in x && x.session_id === session.id
+        )
+      ).toEqual([])
+    })
+
+    describe("captures after Medusa made them", () => {
+      const capturedOrder = async () => {
+        const { orderId, payment } = await checkoutToOrder(api, getContainer())
+        await api.post(
+          `/admin/payments/${payment.id}/capture`,
+          {},
+          { headers: await adminHeaders(getContainer()) }
+        )
+        const captured = await paymentOfOrder(getContainer(), orderId)
+        return {
+          orderId,
+          payment: captured,
+          captureId: captured.data.capture.transaction_id as string,
+        }
+      }
+      const forPayment = (result: { actions: any[] }, id: string) =>
+        result.actions.filter((a) => a.payment_id === id)
+      const captureNote = async (orderId: string) =>
+        (await paymentOfOrder(getContainer(), orderId)).metadata?.card_service
+          ?.capture
+
+      it("follows a PENDING capture until the service reports it TRANSMITTED", async () => {
+        const { orderId, payment, captureId } = await capturedOrder()
+
+        const pending = await sweep()
+        expect(forPayment(pending, payment.id)).toEqual([
+          expect.objectContaining({ status: "capture_pending" }),
+        ])
+        expect(await captureNote(orderId)).toMatchObject({
+          capture_status: "PENDING",
+          final: false,
+        })
+        // Still pending: nothing new to say.
+        expect(forPayment(await sweep(), payment.id)).toEqual([])
+
+        sandbox().advanceClock(sandbox().settlementMs + 1000)
+        const transmitted = await sweep()
+        expect(forPayment(transmitted, payment.id)).toEqual([
+          expect.objectContaining({ status: "capture_transmitted" }),
+        ])
+        expect(await captureNote(orderId)).toMatchObject({
+          capture_status: "TRANSMITTED",
+          final: true,
+          attention: false,
+          transaction_id: captureId,
+        })
+        // Final: not asked again.
+        expect(forPayment(await sweep(), payment.id)).toEqual([])
+      })
+
+      it("reports a capture that ends TRXN_ERROR for the store owner", async () => {
+        const { orderId, payment, captureId } = await capturedOrder()
+        sandbox().failTransmission(captureId)
+
+        const result = await sweep()
+
+        expect(forPayment(result, payment.id)).toEqual([
+          expect.objectContaining({ status: "capture_failed" }),
+        ])
+        expect(await captureNote(orderId)).toMatchObject({
+          capture_status: "TRXN_ERROR",
+          attention: true,
+          final: true,
+        })
+        expect(
+          (await attentionList()).find((e) => e.id === payment.id)
+        ).toMatchObject({
+          status: "capture_failed",
+          needs_action: true,
+        })
+      })
+
+      it("flags a capture voided at the service outside Medusa", async () => {
+        const { orderId, payment, captureId } = await capturedOrder()
+        const provider = cardServiceProvider(
+          getContainer(),
+          CARD_SERVICE_PROVIDER_ID
+        )
+        await provider.client.void({
+          merchantReferenceCode: `outside-${Date.now()}`,
+          currency: "978",
+          amount: "30.00",
+          email: "owner@example.com",
+          transactionId: captureId,
+          type: "CAPTURE",
+        })
+
+        const result = await sweep()
+
+        expect(forPayment(result, payment.id)).toEqual([
+          expect.objectContaining({ status: "changed_outside_medusa" }),
+        ])
+        const note = await captureNote(orderId)
+        expect(note).toMatchObject({
+          capture_status: "VOIDED",
+          attention: true,
+        })
+        expect(note.message).toContain("not from Medusa")
+        expect(
+          (await attentionList()).find((e) => e.id === payment.id)
+        ).toMatchObject({
+          kind: "payment",
+          status: "changed_outside_medusa",
+          needs_action: true,
+          references: [captureId],
+        })
+        // Medusa's own record is left as it was: the store owner decides.
+        expect(
+          (await paymentOfOrder(getContainer(), orderId)).captured_at
+        ).toBeTruthy()
+      })
+    })
+  },
+})

@@ -1,0 +1,103 @@
+import type {
+  IPaymentModuleService,
+  MedusaContainer,
+} from "@medusajs/framework/types"
+import { Modules } from "@medusajs/framework/utils"
+import { PROVIDER_ID_PREFIX } from "../checkout/provider-lookup"
+import type { ReconcileEntry } from "../api/admin/card-service/response-types"
+import { captureNoteOf, PAYMENT_LOOKBACK_MS } from "./payment-followups"
+import { notesOf } from "./session-notes"
+
+/** Statuses the store owner must act on; the others say what the sweep did. */
+const NEEDS_ACTION = new Set([
+  "outcome_unknown",
+  "capture_failed",
+  "changed_outside_medusa",
+])
+const MAX_ROWS = 200
+
+/**
+ * What the sweep noted, newest first, for the settings page's "Needs
+ * attention" list: each case with its age and the action taken or needed.
+ */
+export async function reconcileEntries(
+  container: MedusaContainer,
+  now: Date = new Date(),
+  paymentId?: string
+): Promise<ReconcileEntry[]> {
+  const paymentModule = container.resolve<IPaymentModuleService>(
+    Modules.PAYMENT
+  )
+  if (paymentId) {
+    // The order widget: this payment and the session it was made from.
+    const [payment] = await paymentModule.listPayments(
+      { id: paymentId },
+      { select: ["id"], relations: ["payment_session"] }
+    )
+    const keep = new Set([paymentId, payment?.payment_session?.id])
+    return (await reconcileEntries(container, now)).filter((entry) =>
+      keep.has(entry.id)
+    )
+  }
+  const since = new Date(now.getTime() - PAYMENT_LOOKBACK_MS).toISOString()
+  // The payment module filters any column; its filter type names fewer.
+  const [sessions, payments] = await Promise.all([
+    paymentModule.listPaymentSessions(
+      { created_at: { $gte: since } } as Record<string, unknown>,
+      {
+        select: ["id", "provider_id", "metadata", "payment_collection_id"],
+        take: 1000,
+        order: { created_at: "DESC" },
+      }
+    ),
+    paymentModule.listPayments(
+      {
+        captured_at: { $ne: null },
+        created_at: { $gte: since },
+      } as Record<string, unknown>,
+      {
+        select: ["id", "provider_id", "metadata"],
+        take: 1000,
+        order: { created_at: "DESC" },
+      }
+    ),
+  ])
+  const entries: ReconcileEntry[] = []
+  for (const session of sessions) {
+    if (!session.provider_id.startsWith(PROVIDER_ID_PREFIX)) continue
+    const note = notesOf(session.metadata).reconcile
+    if (!note) continue
+    entries.push({
+      kind: "session",
+      id: session.id,
+      status: note.status,
+      message: note.message,
+      references: note.references ?? [],
+      noted_at: note.at,
+      age_ms: Math.max(0, now.getTime() - Date.parse(note.at)),
+      needs_action: NEEDS_ACTION.has(note.status),
+    })
+  }
+  for (const payment of payments) {
+    if (!payment.provider_id.startsWith(PROVIDER_ID_PREFIX)) continue
+    const note = captureNoteOf((payment as { metadata?: unknown }).metadata)
+    if (!note) continue
+    entries.push({
+      kind: "payment",
+      id: payment.id,
+      status: note.status,
+      message: note.message,
+      references: [note.transaction_id],
+      noted_at: note.at,
+      age_ms: Math.max(0, now.getTime() - Date.parse(note.at)),
+      needs_action: NEEDS_ACTION.has(note.status),
+    })
+  }
+  return entries
+    .sort(
+      (a, b) =>
+        Number(b.needs_action) - Number(a.needs_action) ||
+        Date.parse(b.noted_at) - Date.parse(a.noted_at)
+    )
+    .slice(0, MAX_ROWS)
+}

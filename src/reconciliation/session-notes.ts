@@ -1,0 +1,216 @@
+import type {
+  ILockingModule,
+  IPaymentModuleService,
+  MedusaContainer,
+} from "@medusajs/framework/types"
+import { Modules } from "@medusajs/framework/utils"
+
+/**
+ * What the plugin notes about a payment session for the sweep, kept in the
+ * session's `metadata` under `card_service`. Metadata, not `data`: the
+ * storefront can write session data (through initiatePayment), never
+ * metadata, and a note must survive the provider rewriting `data`. Even so,
+ * a note is only a hint: the sweep verifies every transaction it names with
+ * the service (settlePayment), exactly as the callback does.
+ */
+export type SessionNotes = {
+  /** The last result hint (callback or return) received, before it was verified. */
+  hint?: { transaction_id: string; source: string; received_at: string }
+  /** The merchantReferenceCodes handed out for payment attempts, newest last (bounded). */
+  attempts?: { reference: string; at: string }[]
+  /** What the sweep found or did, for the store owner. */
+  reconcile?: ReconcileNote
+}
+
+export type ReconcileNote = {
+  status: "order_created" | "outcome_unknown" | "released" | "failed"
+  at: string
+  /** What the store owner reads: what happened, and what to look up where. */
+  message: string
+  /** References to look up at the service (outcome unknown). */
+  references?: string[]
+}
+
+/** Enough attempt references to look up; a shopper rarely retries more. */
+const MAX_ATTEMPTS_KEPT = 10
+
+type SessionServiceInternals = {
+  paymentSessionService_?: {
+    update(data: {
+      id: string
+      metadata: Record<string, unknown>
+    }): Promise<unknown>
+  }
+}
+
+export function notesOf(metadata: unknown): SessionNotes {
+  const record =
+    metadata && typeof metadata === "object"
+      ? (metadata as Record<string, unknown>).card_service
+      : undefined
+  return record && typeof record === "object" ? (record as SessionNotes) : {}
+}
+
+/**
+ * Changes the notes of one session. Only the metadata column is written, and
+ * through the payment module's own session service rather than
+ * updatePaymentSession: that would call the provider and write `data` too,
+ * and a note written with stale data would undo a settlement running beside
+ * it. Writers of one session's notes take turns (locking module).
+ */
+export async function updateSessionNotes(
+  container: MedusaContainer,
+  sessionId: string,
+  change: (notes: SessionNotes) => SessionNotes | null
+): Promise<boolean> {
+  const locking = container.resolve<ILockingModule>(Modules.LOCKING)
+  return await locking.execute(
+    `card-service:notes:${sessionId}`,
+    async () => {
+      const paymentModule = container.resolve<IPaymentModuleService>(
+        Modules.PAYMENT
+      )
+      const [session] = await paymentModule.listPaymentSessions(
+        { id: sessionId },
+        { select: ["id", "metadata"] }
+      )
+      if (!session) {
+        return false
+      }
+      const next = change(notesOf(session.metadata))
+      if (!next) {
+        return false
+      }
+      const internals = paymentModule as unknown as SessionServiceInternals
+      if (!internals.paymentSessionService_) {
+        throw new Error(
+          "card-service: the payment module has no session service to note on (Medusa version changed?)"
+        )
+      }
+      await internals.paymentSessionService_.update({
+        id: sessionId,
+        metadata: { ...(session.metadata ?? {}), card_service: next },
+      })
+      return true
+    },
+    { timeout: 30 }
+  )
+}
+
+/** Noted before the hint is verified, so a hint that cannot be verified now is not lost. */
+export async function recordResultHint(
+  container: MedusaContainer,
+  sessionId: string,
+  transactionId: string,
+  source: string,
+  now: Date = new Date()
+): Promise<boolean> {
+  // An unsigned body may carry anything; a transactionId is short text.
+  if (!transactionId || transactionId.length > 100) {
+    return false
+  }
+  const hint = {
+    transaction_id: transactionId,
+    source,
+    received_at: now.toISOString(),
+  }
+  const paymentModule = container.resolve<IPaymentModuleService>(
+    Modules.PAYMENT
+  )
+  const [session] = await paymentModule.listPaymentSessions(
+    { id: sessionId },
+    { select: ["id", "payment_collection_id"] }
+  )
+  if (!session) {
+    return false
+  }
+  await updateCollectionHints(
+    container,
+    session.payment_collection_id,
+    (hints) =>
+      hints[sessionId]?.transaction_id === transactionId
+        ? null
+        : {
+            ...hints,
+            [sessionId]: {
+              transaction_id: transactionId,
+              received_at: hint.received_at,
+            },
+          }
+  )
+  return await updateSessionNotes(container, sessionId, (notes) =>
+    notes.hint?.transaction_id === transactionId ? null : { ...notes, hint }
+  )
+}
+
+/**
+ * The interface has no search by reference: a reference handed out is the
+ * only handle the store owner has on an attempt whose result never arrived.
+ */
+export async function recordAttempt(
+  container: MedusaContainer,
+  sessionId: string,
+  reference: string,
+  now: Date = new Date()
+): Promise<boolean> {
+  return await updateSessionNotes(container, sessionId, (notes) => ({
+    ...notes,
+    attempts: [
+      ...(notes.attempts ?? []),
+      { reference, at: now.toISOString() },
+    ].slice(-MAX_ATTEMPTS_KEPT),
+  }))
+}
+
+/** Hints kept on a payment collection; a cart is paid for a few times at most. */
+const MAX_COLLECTION_HINTS = 20
+
+export type CollectionHints = Record<
+  string,
+  { transaction_id: string; received_at: string }
+>
+
+export function collectionHintsOf(metadata: unknown): CollectionHints {
+  const record =
+    metadata && typeof metadata === "object"
+      ? (metadata as Record<string, unknown>).card_service_hints
+      : undefined
+  return record && typeof record === "object" ? (record as CollectionHints) : {}
+}
+
+/**
+ * Medusa deletes a cart's payment sessions (rows and metadata) when the cart
+ * changes; its payment collection stays. A hint kept there too outlives the
+ * session, so an approval whose result could not be verified before the
+ * cart changed is still found and reversed.
+ */
+export async function updateCollectionHints(
+  container: MedusaContainer,
+  collectionId: string,
+  change: (hints: CollectionHints) => CollectionHints | null
+): Promise<void> {
+  const locking = container.resolve<ILockingModule>(Modules.LOCKING)
+  await locking.execute(
+    `card-service:notes:${collectionId}`,
+    async () => {
+      const paymentModule = container.resolve<IPaymentModuleService>(
+        Modules.PAYMENT
+      )
+      const [collection] = await paymentModule.listPaymentCollections(
+        { id: collectionId },
+        { select: ["id", "metadata"] }
+      )
+      if (!collection) return
+      const next = change(collectionHintsOf(collection.metadata))
+      if (!next) return
+      const kept = Object.entries(next).slice(-MAX_COLLECTION_HINTS)
+      await paymentModule.updatePaymentCollections(collectionId, {
+        metadata: {
+          ...(collection.metadata ?? {}),
+          card_service_hints: Object.fromEntries(kept),
+        },
+      })
+    },
+    { timeout: 30 }
+  )
+}
