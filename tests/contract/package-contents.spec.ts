@@ -6,12 +6,15 @@ import { PackedPackage, packFreshCopy } from "../helpers/packed-package"
 jest.setTimeout(240_000)
 
 /**
- * What a store owner downloads. Measured when this budget was set: about
- * 250 kB packed and 0.95 MB unpacked, all runtime code, types and docs; the
- * compiled tests, scripts and benchmarks that shipped before nearly doubled
- * it. The margin leaves room to grow, not to ship another test folder.
+ * What a store owner downloads. Measured when this budget was first set:
+ * about 250 kB packed and 0.95 MB unpacked, all runtime code, types and
+ * docs; the compiled tests, scripts and benchmarks that shipped before nearly
+ * doubled it. Raised once, to about 360 kB / 1.31 MB, by runtime code and its
+ * docs: the shopper strings in four languages, the reconciliation sweep, the
+ * hosted-page and reconciliation guides. The file list above this budget is
+ * the guard against shipping another test folder; the margin is for growth.
  */
-const BUDGET = { packedBytes: 350_000, unpackedBytes: 1_300_000 }
+const BUDGET = { packedBytes: 450_000, unpackedBytes: 1_700_000 }
 
 /** Everything a shipped path may be, and nothing else. */
 const ALLOWED = [
