@@ -52,6 +52,16 @@ async function showOrder(orderId) {
       { class: "ok", id: "paid" },
       `Thank you! Order #${order.display_id} is placed.`
     ),
+    // Paid again from a second tab: that payment was given back at once.
+    ...(params.get("second_payment") === "released"
+      ? [
+          element(
+            "p",
+            { id: "second-payment" },
+            "This order was already paid; the second payment was released and will not be charged."
+          ),
+        ]
+      : []),
     element(
       "p",
       {},

@@ -6,7 +6,16 @@
  * getCardServiceSession) before telling the shopper the order is placed.
  */
 export type CardServiceReturn =
-  | { status: "paid"; orderId: string; sessionId: string | null }
+  | {
+      status: "paid"
+      orderId: string
+      sessionId: string | null
+      /**
+       * The order was already paid (another tab) when this payment came in:
+       * this one was reversed. Tell the shopper it will not be charged.
+       */
+      secondPaymentReleased: boolean
+    }
   | {
       status: "failed"
       /** A section 7 reason code, or one of the plugin's: mismatch, tampered, cart_changed, ... */
@@ -36,7 +45,12 @@ export function parseReturnParams(
     case "paid": {
       const orderId = get("order_id")
       return orderId
-        ? { status: "paid", orderId, sessionId }
+        ? {
+            status: "paid",
+            orderId,
+            sessionId,
+            secondPaymentReleased: get("second_payment") === "released",
+          }
         : { status: "unknown", sessionId }
     }
     case "failed":

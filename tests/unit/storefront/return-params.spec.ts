@@ -6,7 +6,22 @@ describe("parseReturnParams: the query the return route puts on the storefront's
   it.each([
     [
       `${BASE}?session_id=payses_1&status=paid&order_id=order_9`,
-      { status: "paid", orderId: "order_9", sessionId: "payses_1" },
+      {
+        status: "paid",
+        orderId: "order_9",
+        sessionId: "payses_1",
+        secondPaymentReleased: false,
+      },
+    ],
+    // A second tab paid for an order already paid: that payment was reversed.
+    [
+      `${BASE}?session_id=payses_1&status=paid&order_id=order_9&second_payment=released`,
+      {
+        status: "paid",
+        orderId: "order_9",
+        sessionId: "payses_1",
+        secondPaymentReleased: true,
+      },
     ],
     [
       `${BASE}?session_id=payses_1&status=failed&reason_code=476&reason=3-D+Secure+failed&retry_url=${encodeURIComponent("https://api.test/card-service/pay/payses_1")}&cart_id=cart_1`,
@@ -51,6 +66,7 @@ describe("parseReturnParams: the query the return route puts on the storefront's
       status: "paid",
       orderId: "order_1",
       sessionId: "payses_2",
+      secondPaymentReleased: false,
     }
     expect(parseReturnParams(new URL(`${BASE}?${query}`))).toEqual(expected)
     expect(parseReturnParams(new URLSearchParams(query))).toEqual(expected)

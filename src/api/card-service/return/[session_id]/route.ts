@@ -28,7 +28,19 @@ async function handleReturn(
   params: Record<string, unknown>
 ) {
   const sessionId = req.params.session_id
-  const found = await loadCardServiceSession(req.scope, sessionId)
+  let found: Awaited<ReturnType<typeof loadCardServiceSession>>
+  try {
+    found = await loadCardServiceSession(req.scope, sessionId)
+  } catch (error) {
+    // Not "no such payment": the store could not look it up just now.
+    req.scope
+      .resolve("logger")
+      .error(`card-service: could not load session ${sessionId} on return: ${(error as Error).message}`)
+    return sendMessagePage(res, 503, {
+      title: "Payment not confirmed yet",
+      message: "The shop could not check this payment just now. Reload this page in a moment.",
+    })
+  }
   if (!found) {
     return sendMessagePage(res, 404, {
       title: "Payment not found",
@@ -56,6 +68,9 @@ async function handleReturn(
     case "order":
       target.searchParams.set("status", "paid")
       target.searchParams.set("order_id", outcome.orderId)
+      // This tab paid a second time for an order another tab had paid: the
+      // storefront says so, and that the second payment was released.
+      if (outcome.secondPaymentReleased) target.searchParams.set("second_payment", "released")
       break
     case "failed":
       target.searchParams.set("status", "failed")
