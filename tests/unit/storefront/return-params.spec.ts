@@ -57,7 +57,23 @@ describe("parseReturnParams: the query the return route puts on the storefront's
     // "paid" without an order id is not a paid return: nothing to show.
     [`${BASE}?status=paid`, { status: "unknown", sessionId: null }],
   ])("%s", (url, expected) => {
-    expect(parseReturnParams(url)).toEqual(expected)
+    expect(parseReturnParams(url, { allowedOrigins: ["https://api.test"] })).toEqual(expected)
+  })
+
+  it("drops a retry link on a foreign origin, keeps the storefront's own and the allowed ones", () => {
+    const failedWith = (retry: string) =>
+      `${BASE}?status=failed&reason_code=201&retry_url=${encodeURIComponent(retry)}`
+    const allowed = { allowedOrigins: ["https://api.test/"] }
+
+    expect(parseReturnParams(failedWith("https://evil.test/pay"), allowed)).toMatchObject({ retryUrl: null })
+    expect(parseReturnParams(failedWith("https://api.test.evil.test/pay"), allowed)).toMatchObject({ retryUrl: null })
+    expect(parseReturnParams(failedWith("https://api.test/pay/payses_1"))).toMatchObject({ retryUrl: null })
+    expect(parseReturnParams(failedWith("https://api.test/pay/payses_1"), allowed)).toMatchObject({
+      retryUrl: "https://api.test/pay/payses_1",
+    })
+    expect(parseReturnParams(failedWith("https://shop.test/cart"))).toMatchObject({
+      retryUrl: "https://shop.test/cart",
+    })
   })
 
   it("takes a URL, URLSearchParams, a bare query or a location-like object", () => {
