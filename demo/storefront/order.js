@@ -52,6 +52,16 @@ async function showOrder(orderId) {
       { class: "ok", id: "paid" },
       `Thank you! Order #${order.display_id} is placed.`
     ),
+    // Paid again from a second tab: that payment was given back at once.
+    ...(params.get("second_payment") === "released"
+      ? [
+          element(
+            "p",
+            { id: "second-payment" },
+            "This order was already paid; the second payment was released and will not be charged."
+          ),
+        ]
+      : []),
     element(
       "p",
       {},
@@ -121,12 +131,23 @@ async function poll(sessionId) {
   )
 }
 
+// The query can be written by anyone: link only to this shop or its backend.
+function trustedRetryUrl(value) {
+  try {
+    const url = new URL(value)
+    const trusted = [location.origin, new URL(config.backendUrl).origin]
+    return trusted.includes(url.origin) ? url.toString() : null
+  } catch {
+    return null
+  }
+}
+
 async function main() {
   switch (params.get("status")) {
     case "paid":
       return showOrder(params.get("order_id"))
     case "failed":
-      return showFailure(params.get("reason"), params.get("retry_url"))
+      return showFailure(params.get("reason"), trustedRetryUrl(params.get("retry_url")))
     case "pending":
       result.replaceChildren(
         element(

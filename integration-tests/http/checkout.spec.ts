@@ -1,7 +1,7 @@
 import { medusaIntegrationTestRunner } from "@medusajs/test-utils"
 import { request } from "undici"
 import { useCardServiceSandbox } from "../helpers/card-service-env"
-import { payLikeABrowser } from "../helpers/browser-step"
+import { NAVIGATION_HEADERS, payLikeABrowser } from "../helpers/browser-step"
 import { CARDS, cartWithSession, orderOfCart, paymentOfOrder } from "../helpers/checkout-flow"
 
 jest.setTimeout(120_000)
@@ -183,6 +183,88 @@ medusaIntegrationTestRunner({
         expect(paid.storefrontLocation?.searchParams.get("reason_code")).toBe("476")
         expect(await orderOfCart(getContainer(), cart.id)).toBeNull()
         expect(sandbox().transaction(transactionOf(paid.serviceLocation))?.reasonCode).toBe("476")
+      })
+    })
+
+    describe("a shopper paying from two tabs", () => {
+      it("reverses the second tab's approval after the order exists and tells that tab so", async () => {
+        const { store, cart, session } = await cartWithSession(api, getContainer())
+        // Both tabs load the pay page before either pays.
+        const { data: secondTab } = await api.get(
+          `/store/card-service/sessions/${session.id}/form`,
+          {
+            headers: { "x-publishable-api-key": store.publishableKey },
+          }
+        )
+        const first = await payLikeABrowser(api, store.publishableKey, session.id, CARDS.approved)
+        const orderId = await orderOfCart(getContainer(), cart.id)
+        expect(first.storefrontLocation?.searchParams.get("status")).toBe("paid")
+
+        const posted = await request(secondTab.form.action, {
+          method: "POST",
+          headers: NAVIGATION_HEADERS,
+          body: new URLSearchParams({
+            ...secondTab.form.fields,
+            cardAccountNumber: CARDS.approved.number,
+            cardType: CARDS.approved.cardType,
+            cardExpirationMonth: "12",
+            cardExpirationYear: String(new Date().getUTCFullYear() + 3),
+          }).toString(),
+        })
+        await posted.body.dump()
+        const secondTransaction = transactionOf(posted.headers.location as string)
+        const back = await request(posted.headers.location as string)
+        await back.body.dump()
+        const storefront = new URL(back.headers.location as string)
+
+        expect(sandbox().transaction(secondTransaction)).toMatchObject({
+          status: "successful",
+        })
+        expect(storefront.searchParams.get("status")).toBe("paid")
+        expect(storefront.searchParams.get("order_id")).toBe(orderId)
+        expect(storefront.searchParams.get("second_payment")).toBe("released")
+        expect(
+          sandbox()
+            .transactions()
+            .filter((r) => r.step === "REVERSAL" && r.originalTransactionId === secondTransaction)
+            .filter((r) => r.status === "successful")
+        ).toHaveLength(1)
+        // The order keeps the first tab's payment, which is not reversed.
+        const payment = await paymentOfOrder(getContainer(), orderId as string)
+        expect(payment.data.transaction_id).not.toBe(secondTransaction)
+        expect(
+          sandbox()
+            .transactions()
+            .filter(
+              (r) =>
+                r.step === "REVERSAL" && r.originalTransactionId === payment.data.transaction_id
+            )
+        ).toHaveLength(0)
+      })
+    })
+
+    describe("a database fault while a callback is checked", () => {
+      it("answers 503 and reverses nothing when the session cannot be loaded", async () => {
+        const { cart, transactionId, session } = await approveSilently()
+        const paymentModule = getContainer().resolve("payment")
+        const retrieve = paymentModule.retrievePaymentSession
+        // The database drops the connection for this one lookup.
+        paymentModule.retrievePaymentSession = async () => {
+          throw new Error("Connection terminated unexpectedly")
+        }
+        let answer: { status: number; body: unknown }
+        try {
+          answer = await postCallback(session.id, resultBody(transactionId))
+        } finally {
+          paymentModule.retrievePaymentSession = retrieve
+        }
+
+        expect(answer.status).toBe(503)
+        expect(sandbox().transactions().filter((r) => r.originalTransactionId === transactionId)).toHaveLength(0)
+        // Delivered again once the database is back, the result becomes the order.
+        const again = await postCallback(session.id, resultBody(transactionId))
+        expect(again.status).toBe(200)
+        expect(await orderOfCart(getContainer(), cart.id)).toMatch(/^order_/)
       })
     })
 

@@ -6,6 +6,7 @@ import {
   AdminCardServiceTestConnection,
   AdminCardServiceVoid,
 } from "./admin/card-service/validators"
+import { adminRequestGuard } from "./admin/card-service/request-guard"
 
 /**
  * The plugin's route middlewares: one flat list, one entry per route, so
@@ -14,15 +15,22 @@ import {
  */
 export default defineMiddlewares({
   routes: [
+    // JSON only, and no cross-site cookie-authenticated request (CSRF). Also
+    // listed first on each route below, so it runs before body validation
+    // whatever order Medusa gives matchers of different specificity.
+    {
+      matcher: "/admin/card-service/*",
+      middlewares: [adminRequestGuard],
+    },
     {
       matcher: "/admin/card-service/test-connection",
       method: ["POST"],
-      middlewares: [validateAndTransformBody(AdminCardServiceTestConnection)],
+      middlewares: [adminRequestGuard, validateAndTransformBody(AdminCardServiceTestConnection)],
     },
     {
       matcher: "/admin/card-service/payments/:payment_id/void",
       method: ["POST"],
-      middlewares: [validateAndTransformBody(AdminCardServiceVoid)],
+      middlewares: [adminRequestGuard, validateAndTransformBody(AdminCardServiceVoid)],
     },
   ],
 })

@@ -47,14 +47,22 @@ export function cardServiceProvider(
 
 /**
  * A payment session of this provider with the provider instance that owns
- * it, or null for an unknown session or another provider's.
+ * it, or null for an unknown session or another provider's. Only Medusa's
+ * definite "not found" means unknown: any other failure (the database
+ * unreachable, a timeout) is thrown, because callers treat an unknown session
+ * as an orphan and reverse its approval.
  */
 export async function loadCardServiceSession(
   container: MedusaContainer,
   sessionId: string
 ): Promise<{ session: PaymentSessionDTO; provider: CardServiceProviderService } | null> {
   const paymentModule = container.resolve<IPaymentModuleService>(Modules.PAYMENT)
-  const session = await paymentModule.retrievePaymentSession(sessionId).catch(() => null)
+  const session = await paymentModule.retrievePaymentSession(sessionId).catch((error) => {
+    if (MedusaError.isMedusaError(error) && error.type === MedusaError.Types.NOT_FOUND) {
+      return null
+    }
+    throw error
+  })
   if (!session || !session.provider_id.startsWith(PROVIDER_ID_PREFIX)) {
     return null
   }

@@ -23,8 +23,12 @@ export type SettleHint = {
 }
 
 export type SettleOutcome =
-  /** The cart is an order (now or before). */
-  | { kind: "order"; orderId: string; cartId: string }
+  /**
+   * The cart is an order (now or before). `secondPaymentReleased`: the hint
+   * named another approval of this session (a second tab paid too), which was
+   * reversed.
+   */
+  | { kind: "order"; orderId: string; cartId: string; secondPaymentReleased?: boolean }
   /** Nothing known yet: the shopper has not finished, or the result has not arrived. */
   | { kind: "pending"; cartId: string | null }
   /** The payment did not go through; the shopper may try again. */
@@ -90,7 +94,8 @@ async function settleSession(
   const paymentModule = container.resolve<IPaymentModuleService>(Modules.PAYMENT)
   const { cartId, orderId, email } = await cartOfSession(container, session)
   if (orderId && cartId) {
-    return { kind: "order", orderId, cartId }
+    const released = await releaseLateApproval(provider, session, hint)
+    return { kind: "order", orderId, cartId, ...(released ? { secondPaymentReleased: true } : {}) }
   }
 
   const data = provider.verifySession(session.data, session.id)
@@ -136,6 +141,38 @@ async function settleSession(
     }
   }
   return await completeCart(container, cartId, session.id)
+}
+
+/**
+ * The order exists, so any other approval of this session (the pay page was
+ * open in two tabs and both paid) is money no order will take: it is reversed
+ * when the plugin learns of it, whatever told it (callback, return, poll).
+ * Only a record the service holds as this session's approval is touched.
+ */
+async function releaseLateApproval(
+  provider: CardServiceProviderService,
+  session: PaymentSessionDTO,
+  hint: SettleHint
+): Promise<boolean> {
+  const data = provider.verifySession(session.data, session.id)
+  if (!hint.transactionId || !data || hint.transactionId === data.transaction_id) {
+    return false
+  }
+  let record: TransactionRecord
+  try {
+    record = await provider.client.retrieve(hint.transactionId)
+  } catch (error) {
+    if (error instanceof CardServiceError && error.httpStatus === 404) return false
+    throw error
+  }
+  const verdict = checkApproval(record, data, (reference, id) =>
+    provider.sealer.referenceBelongsTo(reference, id)
+  )
+  if (verdict.outcome !== "approved" && verdict.outcome !== "mismatch") {
+    return false
+  }
+  await provider.releaseApproval(data, record)
+  return true
 }
 
 /**

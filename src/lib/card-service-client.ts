@@ -55,13 +55,13 @@ export class CardServiceClient {
    * (section 5.3 puts the code in the form the browser posts). The service
    * says nothing of a code's lifetime, and a form may be posted long after a
    * cached code was fetched, while a rejected form cannot be refreshed and
-   * replayed as a JSON call can: so each form gets a new code. It also
-   * becomes the cached code, being the newest the service issued.
+   * replayed as a JSON call can: so each form gets a new code. The code
+   * leaves the server in the shopper's browser, so it never becomes the
+   * server's own credential (the cached code): what a shopper read from a
+   * form is not what the server keeps using for follow-ons and retrieves.
    */
   async freshVerificationCode(): Promise<string> {
-    const code = await this.requestCode_()
-    this.codes_.remember(code)
-    return code
+    return await this.requestCode_()
   }
 
   /** A fresh GET /authorize (one try, no retry); its code replaces the cached one. */

@@ -158,6 +158,18 @@ export function toMinorUnits(
   return BigInt(rounded(amount, currencyCode).shiftedBy(digits).toFixed(0))
 }
 
+/**
+ * Major units -> minor units without rounding: null when the amount is not a
+ * whole number of minor units (17.395 EUR). For comparing what the service
+ * approved with what the cart costs, where rounding first would let 17.395
+ * pass for 17.40.
+ */
+export function exactMinorUnits(amount: AmountInput, currencyCode: string): bigint | null {
+  const { digits } = resolveCurrency(currencyCode)
+  const minor = toDecimal(amount).shiftedBy(digits)
+  return minor.isInteger() ? BigInt(minor.toFixed(0)) : null
+}
+
 /** Minor units -> major-unit number: fromMinorUnits(1050n, "eur") === 10.5. */
 export function fromMinorUnits(
   minor: bigint | number,

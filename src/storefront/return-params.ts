@@ -6,7 +6,16 @@
  * getCardServiceSession) before telling the shopper the order is placed.
  */
 export type CardServiceReturn =
-  | { status: "paid"; orderId: string; sessionId: string | null }
+  | {
+      status: "paid"
+      orderId: string
+      sessionId: string | null
+      /**
+       * The order was already paid (another tab) when this payment came in:
+       * this one was reversed. Tell the shopper it will not be charged.
+       */
+      secondPaymentReleased: boolean
+    }
   | {
       status: "failed"
       /** A section 7 reason code, or one of the plugin's: mismatch, tampered, cart_changed, ... */
@@ -23,10 +32,24 @@ export type CardServiceReturn =
   /** Not a card-service return (no or unknown status). */
   | { status: "unknown"; sessionId: string | null }
 
+export type ReturnParamsOptions = {
+  /**
+   * Origins besides the storefront's own whose links may be offered to the
+   * shopper: the Medusa backend's, where the hosted pay page lives
+   * (`retry_url`). A link on any other origin is dropped.
+   */
+  allowedOrigins?: string[]
+}
+
 export function parseReturnParams(
-  input: string | URL | URLSearchParams | { search: string }
+  input: string | URL | URLSearchParams | { search: string },
+  { allowedOrigins = [] }: ReturnParamsOptions = {}
 ): CardServiceReturn {
   const params = toParams(input)
+  // The query travels through the browser, so anyone can write a retry_url
+  // into it: only the storefront's own origin (the return URL's, or the
+  // page's) and the configured ones are trusted to be linked to.
+  const trusted = new Set([...allowedOrigins.map(originOf), ownOrigin(input)].filter(Boolean))
   const get = (name: string) => {
     const value = params.get(name)
     return value && value.trim() ? value.trim() : null
@@ -36,7 +59,12 @@ export function parseReturnParams(
     case "paid": {
       const orderId = get("order_id")
       return orderId
-        ? { status: "paid", orderId, sessionId }
+        ? {
+            status: "paid",
+            orderId,
+            sessionId,
+            secondPaymentReleased: get("second_payment") === "released",
+          }
         : { status: "unknown", sessionId }
     }
     case "failed":
@@ -44,7 +72,7 @@ export function parseReturnParams(
         status: "failed",
         reasonCode: get("reason_code") ?? "unknown",
         reason: get("reason") ?? "The payment did not go through.",
-        retryUrl: httpUrlOrNull(get("retry_url")),
+        retryUrl: trustedUrlOrNull(get("retry_url"), trusted),
         cartId: get("cart_id"),
         sessionId,
       }
@@ -69,15 +97,34 @@ function toParams(
   return new URLSearchParams(input.search)
 }
 
-/** A retry link is followed by the browser: only http(s), never javascript: and the like. */
-function httpUrlOrNull(value: string | null): string | null {
+/**
+ * A retry link is followed by the browser: only http(s), never javascript:
+ * and the like, and only on a trusted origin.
+ */
+function trustedUrlOrNull(value: string | null, trusted: Set<string | null>): string | null {
   if (!value) return null
   try {
     const url = new URL(value)
-    return url.protocol === "https:" || url.protocol === "http:"
+    return (url.protocol === "https:" || url.protocol === "http:") && trusted.has(url.origin)
       ? url.toString()
       : null
   } catch {
     return null
   }
+}
+
+function originOf(value: string): string | null {
+  try {
+    return new URL(value).origin
+  } catch {
+    return null
+  }
+}
+
+/** The storefront's own origin: the return URL's when given one, else the page's. */
+function ownOrigin(input: string | URL | URLSearchParams | { search: string }): string | null {
+  if (input instanceof URL) return input.origin
+  if (typeof input === "string" && /^https?:\/\//i.test(input)) return originOf(input)
+  const location = (globalThis as { location?: { origin?: string } }).location
+  return location?.origin && location.origin !== "null" ? location.origin : null
 }

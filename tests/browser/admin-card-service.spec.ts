@@ -1,5 +1,6 @@
 import { ChildProcess, spawn } from "node:child_process"
 import fs from "node:fs"
+import http from "node:http"
 import os from "node:os"
 import path from "node:path"
 import { Browser, Page } from "playwright-core"
@@ -63,6 +64,46 @@ describe("admin screens of the card service", () => {
       await exited(demo, 60_000).catch(() => signalGroup(demo!.pid!, "SIGKILL"))
     }
     fs.rmSync(dataDir, { recursive: true, force: true })
+  })
+
+  it("refuses a cross-site auto-submitting form that rides the admin's session cookie", async () => {
+    const context = await browser!.newContext()
+    const page = await context.newPage()
+    await logIn(page, ready)
+    // Another site: the backend's host by another name (localhost and
+    // 127.0.0.1 are different sites to the browser).
+    const backend = new URL(ready.backend)
+    const attackerHost = backend.hostname === "localhost" ? "127.0.0.1" : "localhost"
+    const attacker = http.createServer((_req, res) => {
+      res.setHeader("Content-Type", "text/html")
+      res.end(
+        `<form method="POST" action="${ready.backend}/admin/card-service/test-connection">` +
+          `<input name="provider_id" value="pp_card-service_card-service"></form><script>document.forms[0].submit()</script>`
+      )
+    })
+    await new Promise<void>((resolve) => attacker.listen(0, attackerHost, resolve))
+    try {
+      const { port } = attacker.address() as { port: number }
+      const answer = page.waitForResponse((r) => r.url().includes("/admin/card-service/test-connection"))
+      await page.goto(`http://${attackerHost}:${port}/`)
+      const response = await answer
+      const sent = await response.request().allHeaders()
+
+      // The browser did send the session cookie: only the guard stops it.
+      expect(sent.cookie).toBeTruthy()
+      expect(response.status()).toBe(403)
+      // JSON only, also with a token: a form body is 415.
+      const token = await adminToken(ready)
+      const formBody = await fetch(`${ready.backend}/admin/card-service/test-connection`, {
+        method: "POST",
+        headers: { "Content-Type": "application/x-www-form-urlencoded", Authorization: `Bearer ${token}` },
+        body: "provider_id=pp_card-service_card-service",
+      })
+      expect(formBody.status).toBe(415)
+    } finally {
+      attacker.close()
+      await context.close()
+    }
   })
 
   it("shows the settings, tests the connection, lists an order's service transactions and voids a pending refund", async () => {

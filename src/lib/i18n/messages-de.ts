@@ -63,6 +63,9 @@ export const de: Catalogue = {
   "notFound.title": "Zahlung nicht gefunden",
   "notFound.message":
     "Unter dieser Adresse wartet keine Kartenzahlung. Gehen Sie zurück zum Shop und beginnen Sie den Bestellvorgang erneut.",
+  "unconfirmed.title": "Zahlung noch nicht bestätigt",
+  "unconfirmed.message":
+    "Der Shop konnte diese Zahlung gerade nicht prüfen. Laden Sie die Seite gleich noch einmal.",
   "notFound.returnMessage":
     "Unter dieser Adresse gibt es keine Kartenzahlung. Gehen Sie zurück zum Shop und prüfen Sie Ihre Bestellung.",
   "paid.title": "Bereits bezahlt",

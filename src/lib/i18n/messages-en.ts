@@ -68,6 +68,9 @@ export const en = {
   "notFound.title": "Payment not found",
   "notFound.message":
     "There is no card payment waiting under this address. Go back to the shop and start the checkout again.",
+  "unconfirmed.title": "Payment not confirmed yet",
+  "unconfirmed.message":
+    "The shop could not check this payment just now. Reload this page in a moment.",
   "notFound.returnMessage":
     "There is no card payment under this address. Go back to the shop and check your order.",
   "paid.title": "Already paid",

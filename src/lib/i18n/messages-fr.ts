@@ -64,6 +64,9 @@ export const fr: Catalogue = {
   "notFound.title": "Paiement introuvable",
   "notFound.message":
     "Aucun paiement par carte n'attend à cette adresse. Retournez à la boutique et recommencez la commande.",
+  "unconfirmed.title": "Paiement pas encore confirmé",
+  "unconfirmed.message":
+    "La boutique n'a pas pu vérifier ce paiement pour l'instant. Rechargez cette page dans un instant.",
   "notFound.returnMessage":
     "Aucun paiement par carte ne correspond à cette adresse. Retournez à la boutique et vérifiez votre commande.",
   "paid.title": "Déjà payé",

@@ -63,6 +63,9 @@ export const nl: Catalogue = {
   "notFound.title": "Betaling niet gevonden",
   "notFound.message":
     "Op dit adres wacht geen kaartbetaling. Ga terug naar de winkel en begin opnieuw met afrekenen.",
+  "unconfirmed.title": "Betaling nog niet bevestigd",
+  "unconfirmed.message":
+    "De winkel kon deze betaling nu niet controleren. Laad deze pagina zo opnieuw.",
   "notFound.returnMessage":
     "Op dit adres is geen kaartbetaling. Ga terug naar de winkel en controleer je bestelling.",
   "paid.title": "Al betaald",

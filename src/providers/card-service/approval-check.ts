@@ -1,5 +1,5 @@
 import type { TransactionRecord } from "../../lib/wire-schemas"
-import { toMinorUnits } from "../../lib/money"
+import { exactMinorUnits } from "../../lib/money"
 import type { CardServiceSessionData } from "./session-data"
 
 /**
@@ -49,8 +49,9 @@ export function checkApproval(
       reason: `approved in currency ${record.currencyCode}, but the cart is in ${session.currency_code.toUpperCase()} (${session.currency})`,
     }
   }
-  const approvedMinor = toMinorUnits(record.amount, session.currency_code)
-  if (approvedMinor.toString() !== session.amount_minor) {
+  // Exact: an approval of 17.395 is not one of 17.40 (no rounding first).
+  const approvedMinor = exactMinorUnits(record.amount, session.currency_code)
+  if (approvedMinor === null || approvedMinor.toString() !== session.amount_minor) {
     return {
       outcome: "mismatch",
       reason:

@@ -340,12 +340,21 @@ describe("CardServiceClient operations: request shape and response parsing", () 
     await expect(s.client.getVerificationCode()).resolves.toBe(CODE_2)
   })
 
-  it("freshVerificationCode asks GET /authorize every time and caches the newest code", async () => {
+  it("freshVerificationCode asks GET /authorize every time and never makes a form's code the server's own", async () => {
     const s = setup()
     authorize(s, [CODE_1, CODE_2])
     await expect(s.client.getVerificationCode()).resolves.toBe(CODE_1)
     await expect(s.client.freshVerificationCode()).resolves.toBe(CODE_2)
     expect(count(s.seen, "/authorize")).toBe(2)
+    // CODE_2 went into a browser form: the server keeps its own code.
+    await expect(s.client.getVerificationCode()).resolves.toBe(CODE_1)
+    expect(count(s.seen, "/authorize")).toBe(2)
+  })
+
+  it("a form code minted before the server has a code does not become the server's", async () => {
+    const s = setup()
+    authorize(s, [CODE_1, CODE_2])
+    await expect(s.client.freshVerificationCode()).resolves.toBe(CODE_1)
     await expect(s.client.getVerificationCode()).resolves.toBe(CODE_2)
     expect(count(s.seen, "/authorize")).toBe(2)
   })

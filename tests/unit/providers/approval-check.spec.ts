@@ -33,6 +33,14 @@ describe("checkApproval", () => {
     })
   })
 
+  it("compares the approved amount exactly, never rounded first: 17.395 is not 17.40", () => {
+    const cart = { ...session, amount_minor: "1740" }
+    expect(checkApproval({ ...approval, amount: 17.395 }, cart, belongs)).toMatchObject({
+      outcome: "mismatch",
+    })
+    expect(checkApproval({ ...approval, amount: 17.4 }, cart, belongs)).toEqual({ outcome: "approved" })
+  })
+
   it("compares amounts in minor units, not as floats", () => {
     const jpy = {
       ...session,

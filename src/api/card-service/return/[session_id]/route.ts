@@ -32,7 +32,19 @@ async function handleReturn(
 ) {
   const sessionId = req.params.session_id
   const transactionId = typeof params.transactionId === "string" ? params.transactionId : undefined
-  const found = await loadCardServiceSession(req.scope, sessionId)
+  let found: Awaited<ReturnType<typeof loadCardServiceSession>>
+  try {
+    found = await loadCardServiceSession(req.scope, sessionId)
+  } catch (error) {
+    // Not "no such payment": the store could not look it up just now.
+    req.scope
+      .resolve("logger")
+      .error(`card-service: could not load session ${sessionId} on return: ${(error as Error).message}`)
+    return sendMessagePage(req, res, 503, shopperText(req, {}), {
+      title: "unconfirmed.title",
+      message: "unconfirmed.message",
+    })
+  }
   if (!found) {
     // Medusa drops a cart's session when the cart's total changes. A payment
     // made on the old form is reversed, and the shopper goes back to the
@@ -85,6 +97,9 @@ function redirectBack(
     case "order":
       target.searchParams.set("status", "paid")
       target.searchParams.set("order_id", outcome.orderId)
+      // This tab paid a second time for an order another tab had paid: the
+      // storefront says so, and that the second payment was released.
+      if (outcome.secondPaymentReleased) target.searchParams.set("second_payment", "released")
       break
     case "failed":
       target.searchParams.set("status", "failed")
