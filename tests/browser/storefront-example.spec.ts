@@ -446,6 +446,8 @@ describe("storefront-example: the starter's checkout with the card service", () 
     await page.getByTestId("hosted-page-link").click()
     await page.waitForURL(`${ready.backend}/card-service/pay/**`)
     await page.fill("#card-number", CARDS.approved)
+    // The hosted page preselects no expiry (a past date would be declined).
+    await page.selectOption("select[name=cardExpirationMonth]", "12")
     await page.selectOption("select[name=cardExpirationYear]", EXPIRY_YEAR)
     await page.getByRole("button", { name: /^Pay / }).click()
     await expectOrderPage(page, context)
