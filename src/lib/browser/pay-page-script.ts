@@ -17,26 +17,19 @@ import {
 
 type Control = HTMLInputElement | HTMLSelectElement
 
+/** An element of the page by id, as the type the page's markup gives it. */
+function byId<T extends HTMLElement>(id: string): T | null {
+  return document.getElementById(id) as T | null
+}
+
 function start(): void {
-  const form = document.getElementById(
-    "card-service-form"
-  ) as HTMLFormElement | null
-  const number = document.getElementById(
-    "card-number"
-  ) as HTMLInputElement | null
-  const company = document.getElementById(
-    "card-type"
-  ) as HTMLSelectElement | null
-  const month = document.getElementById(
-    "expiry-month"
-  ) as HTMLSelectElement | null
-  const year = document.getElementById(
-    "expiry-year"
-  ) as HTMLSelectElement | null
+  const form = byId<HTMLFormElement>("card-service-form")
+  const number = byId<HTMLInputElement>("card-number")
+  const company = byId<HTMLSelectElement>("card-type")
+  const month = byId<HTMLSelectElement>("expiry-month")
+  const year = byId<HTMLSelectElement>("expiry-year")
   const status = document.getElementById("form-status")
-  const button = document.getElementById(
-    "pay-button"
-  ) as HTMLButtonElement | null
+  const button = byId<HTMLButtonElement>("pay-button")
   if (!form || !number || !company || !month || !year) return
 
   const message = (name: string) => form.getAttribute(`data-msg-${name}`) ?? ""

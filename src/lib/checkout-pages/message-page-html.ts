@@ -1,5 +1,5 @@
 import { escapeHtml } from "./escape-html"
-import { PAGE_CSS } from "./page-css"
+import { pageHead } from "./page-css"
 
 /** A page with a title and a sentence, for sessions that cannot be paid. */
 export function renderMessagePage(input: {
@@ -13,15 +13,7 @@ export function renderMessagePage(input: {
   const link = input.link
     ? `<p><a href="${escapeHtml(input.link.href)}">${escapeHtml(input.link.text)}</a></p>`
     : ""
-  return `<!doctype html>
-<html lang="${escapeHtml(input.lang)}">
-<head>
-<meta charset="utf-8">
-<meta name="viewport" content="width=device-width, initial-scale=1">
-<meta name="referrer" content="no-referrer">
-<title>${escapeHtml(input.title)}</title>
-<style nonce="${escapeHtml(input.nonce)}">${PAGE_CSS}</style>
-</head>
+  return `${pageHead(escapeHtml, input)}
 <body>
 <main>
 <h1>${escapeHtml(input.title)}</h1>

@@ -38,3 +38,23 @@ input:focus-visible,select:focus-visible{outline-offset:0}
 `
   .trim()
   .replace(/\n/g, "")
+
+/**
+ * The head both checkout pages share: charset, a phone-width viewport, no
+ * referrer (the page's URL names the session), and the CSS under the
+ * response's CSP nonce. Values are escaped by the caller's escaper.
+ */
+export function pageHead(
+  escape: (value: string) => string,
+  input: { lang: string; title: string; nonce: string }
+): string {
+  return `<!doctype html>
+<html lang="${escape(input.lang)}">
+<head>
+<meta charset="utf-8">
+<meta name="viewport" content="width=device-width, initial-scale=1">
+<meta name="referrer" content="no-referrer">
+<title>${escape(input.title)}</title>
+<style nonce="${escape(input.nonce)}">${PAGE_CSS}</style>
+</head>`
+}

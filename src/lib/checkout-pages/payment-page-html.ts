@@ -15,7 +15,7 @@ import { SERVICE_CARD_TYPE_LABELS } from "../card-brands"
 import type { MessageKey, Translator } from "../i18n"
 import { countryAlpha2Codes } from "../iso-codes"
 import { escapeHtml } from "./escape-html"
-import { PAGE_CSS } from "./page-css"
+import { pageHead } from "./page-css"
 
 export type PaymentPageInput = {
   /** The service's /order/start. */
@@ -193,15 +193,11 @@ export function renderPaymentPage(input: PaymentPageInput): string {
     ? `<div class="notice" id="previous-failure" role="alert"><p><strong>${escapeHtml(text.t("previous.heading"))}.</strong> ${escapeHtml(text.t(input.previousFailure))}</p></div>`
     : ""
 
-  return `<!doctype html>
-<html lang="${escapeHtml(text.locale)}">
-<head>
-<meta charset="utf-8">
-<meta name="viewport" content="width=device-width, initial-scale=1">
-<meta name="referrer" content="no-referrer">
-<title>${escapeHtml(text.t("page.title", { amount, store: input.storeName }))}</title>
-<style nonce="${escapeHtml(input.nonce)}">${PAGE_CSS}</style>
-</head>
+  return `${pageHead(escapeHtml, {
+    lang: text.locale,
+    title: text.t("page.title", { amount, store: input.storeName }),
+    nonce: input.nonce,
+  })}
 <body>
 <main>
 <h1>${escapeHtml(text.t("page.heading", { amount }))}</h1>

@@ -17,6 +17,12 @@ import {
 import { isBillingField } from "../../../../lib/form-field-rules"
 import { failureMessageKey } from "../../../../lib/i18n"
 
+/** The page for a session that can no longer be paid, by why. */
+const CANNOT_PAY_PAGES = {
+  finished: { title: "paid.title", message: "paid.message" },
+  tampered: { title: "altered.title", message: "altered.message" },
+} as const
+
 /**
  * GET /card-service/pay/:session_id - the hosted payment page. Outside /store
  * because a browser navigation sends no publishable key; the session id is
@@ -39,20 +45,13 @@ export async function GET(req: MedusaRequest, res: MedusaResponse) {
         }
       )
     case "finished":
-      return sendMessagePage(
-        req,
-        res,
-        409,
-        shopperText(req, attempt.provider.options.messages, attempt.cartLocale),
-        { title: "paid.title", message: "paid.message" }
-      )
     case "tampered":
       return sendMessagePage(
         req,
         res,
         409,
         shopperText(req, attempt.provider.options.messages, attempt.cartLocale),
-        { title: "altered.title", message: "altered.message" }
+        CANNOT_PAY_PAGES[attempt.kind]
       )
   }
 
