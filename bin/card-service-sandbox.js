@@ -18,6 +18,10 @@ const USAGE = `Usage: card-service-sandbox [options]
   --settlement-ms <n>    time from capture/refund to TRANSMITTED (default 300000)
   --verification-ttl-ms <n>  lifetime of a verification code (default 1800000)
   --callback-format <json|form>
+  --code-scoping <permissive|scoped>
+                         scoped: a code posted in a payment form is refused
+                         by reverse, capture, refund, void and retrieve
+                         (default permissive)
   --verbose              log one line per request to stderr
 
 Every option can also be set as CARD_SERVICE_SANDBOX_<NAME>, e.g.
@@ -33,6 +37,7 @@ const OPTIONS = [
   "settlement-ms",
   "verification-ttl-ms",
   "callback-format",
+  "code-scoping",
 ]
 
 function parseArgs(argv, env) {
@@ -152,6 +157,10 @@ async function main() {
   if (format !== undefined && format !== "json" && format !== "form") {
     fail("--callback-format must be json or form")
   }
+  const scoping = values["code-scoping"]
+  if (scoping !== undefined && scoping !== "permissive" && scoping !== "scoped") {
+    fail("--code-scoping must be permissive or scoped")
+  }
   const credentials = {}
   for (const [flag, key] of [
     ["client-code", "clientCode"],
@@ -176,6 +185,7 @@ async function main() {
       values["verification-ttl-ms"]
     ),
     callbackFormat: format,
+    codeScoping: scoping,
     logger: {
       debug: verbose ? log("debug") : undefined,
       info: log("info"),

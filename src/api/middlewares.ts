@@ -7,6 +7,7 @@ import {
   AdminCardServiceVoid,
 } from "./admin/card-service/validators"
 import { adminRequestGuard } from "./admin/card-service/request-guard"
+import { PLUGIN_ROUTE_PREFIXES, pluginInputGuard } from "./card-service/input-limits"
 
 /**
  * The plugin's route middlewares: one flat list, one entry per route, so
@@ -15,6 +16,12 @@ import { adminRequestGuard } from "./admin/card-service/request-guard"
  */
 export default defineMiddlewares({
   routes: [
+    // Identifiers within their limits (and a decodable path) on every route
+    // of the plugin, before anything is looked up or sent to the service.
+    ...PLUGIN_ROUTE_PREFIXES.map((matcher) => ({
+      matcher,
+      middlewares: [pluginInputGuard],
+    })),
     // JSON only, and no cross-site cookie-authenticated request (CSRF). Also
     // listed first on each route below, so it runs before body validation
     // whatever order Medusa gives matchers of different specificity.

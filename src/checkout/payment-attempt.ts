@@ -4,6 +4,8 @@ import { billingFromCart, paymentFormFields } from "../providers/card-service/fo
 import type { CardServiceSessionData } from "../providers/card-service/session-data"
 import type CardServiceProviderService from "../providers/card-service/service"
 import { recordAttempt } from "../reconciliation/session-notes"
+import { CallBudgetExceeded } from "./call-budget"
+import { formCodeFor } from "./form-codes"
 import { loadCardServiceSession } from "./provider-lookup"
 import { cartOfSession } from "./settle-payment"
 
@@ -26,6 +28,8 @@ export type PaymentAttempt =
   | { kind: "finished"; orderId: string | null; provider: CardServiceProviderService; cartLocale: string | null }
   /** The session's data does not carry a valid seal. */
   | { kind: "tampered"; provider: CardServiceProviderService; cartLocale: string | null }
+  /** Too many service calls for anonymous requests just now (call-budget.ts): try again shortly. */
+  | { kind: "busy"; provider: CardServiceProviderService; cartLocale: string | null }
 
 /**
  * Everything one payment attempt needs, for the hosted page and for a custom
@@ -59,7 +63,15 @@ export async function preparePaymentAttempt(
       })
     : { data: [] }
 
-  const authorization = await provider.client.freshVerificationCode()
+  let authorization: string
+  try {
+    authorization = await formCodeFor(provider, session.id)
+  } catch (error) {
+    if (error instanceof CallBudgetExceeded) {
+      return { kind: "busy", provider, cartLocale: locale }
+    }
+    throw error
+  }
   const merchantReferenceCode = provider.newReference(session.id)
   // Kept so that an attempt whose result never arrives can be looked up at
   // the service by the store owner (the sweep's "outcome unknown").

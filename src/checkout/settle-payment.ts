@@ -13,12 +13,15 @@ import { checkApproval } from "../providers/card-service/approval-check"
 import type { CardServiceSessionData, FailureReason } from "../providers/card-service/session-data"
 import type CardServiceProviderService from "../providers/card-service/service"
 import { reasonText, statusForUnapproved } from "../providers/card-service/status-mapping"
+import { anonymousHint, mayLookUpOrphan } from "./hint-admission"
 import { cardServiceProvider, loadCardServiceSession, PROVIDER_ID_PREFIX } from "./provider-lookup"
 
 /** What the callback and return routes learn from the service or the browser. */
 export type SettleHint = {
   /** The transactionId the callback or the redirect named; a hint, checked with retrieve. */
   transactionId?: string
+  /** The merchantReferenceCode the result names (wire-choices adds it to both). */
+  merchantReferenceCode?: string
   source: "callback" | "return" | "poll" | "sweep"
 }
 
@@ -112,6 +115,7 @@ async function settleSession(
 
   let current = data
   if (hint.transactionId && hint.transactionId !== data.transaction_id) {
+    anonymousHint(provider, session.id, hint)
     const attached = await attachTransaction(provider, data, hint.transactionId, email)
     if (attached.kind === "ignored") {
       return { ...attached, cartId }
@@ -158,6 +162,7 @@ async function releaseLateApproval(
   if (!hint.transactionId || !data || hint.transactionId === data.transaction_id) {
     return false
   }
+  anonymousHint(provider, session.id, hint)
   let record: TransactionRecord
   try {
     record = await provider.client.retrieve(hint.transactionId)
@@ -194,6 +199,7 @@ async function releaseOrphan(
   for (const { id } of providers) {
     if (!id.startsWith(PROVIDER_ID_PREFIX)) continue
     const provider = cardServiceProvider(container, id)
+    if (!mayLookUpOrphan(provider, sessionId, hint)) continue
     if (await provider.releaseOrphanedApproval(sessionId, hint.transactionId)) {
       return { kind: "released", providerId: id }
     }

@@ -4,6 +4,7 @@ import { SandboxOptions } from "./sandbox-options"
 export { CardServiceSandbox } from "./sandbox-server"
 export { DEFAULT_CREDENTIALS } from "./sandbox-options"
 export type {
+  CodeScoping,
   SandboxCredentials,
   SandboxLogger,
   SandboxOptions,

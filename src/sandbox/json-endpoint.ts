@@ -1,7 +1,7 @@
 import { IncomingMessage, ServerResponse } from "node:http"
 import { MAX_BODY_BYTES, mediaTypeOf, readBody, sendJson } from "./http-io"
 import { SandboxContext } from "./sandbox-context"
-import { isVerified } from "./verification-handler"
+import { isVerifiedForJson } from "./verification-handler"
 
 /** What a JSON endpoint answers: the router's JSON path writes it. */
 export type JsonAnswer = { status: number; payload: unknown }
@@ -40,7 +40,7 @@ export async function serveJson(
   let answer: JsonAnswer
   if (
     verified &&
-    !isVerified(ctx, req.headers.verifyid, req.headers.authorization)
+    !isVerifiedForJson(ctx, req, pathname)
   ) {
     answer = {
       status: 401,

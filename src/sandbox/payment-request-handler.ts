@@ -44,6 +44,8 @@ export async function handleOrderStart(
       )
     )
   }
+  // The code is a form code from now on (codeScoping).
+  ctx.verificationCodes.markFormUse(form.get("authorization") as string)
 
   const urls = checkDeliveryUrls(form)
   if (!urls.ok) {

@@ -1,6 +1,7 @@
 import { CallbackDispatcher, CallbackKnobs } from "./callback-delivery"
 import { FaultQueue } from "./fault-knobs"
-import { SandboxCredentials, SandboxLogger } from "./sandbox-options"
+import { RequestTally } from "./request-tally"
+import { CodeScoping, SandboxCredentials, SandboxLogger } from "./sandbox-options"
 import { ChallengeSessions, VerificationCodes } from "./session-store"
 import { ReferenceWindow, TransactionStore } from "./transaction-store"
 
@@ -19,6 +20,12 @@ export type SandboxContext = {
   readonly verificationCodes: VerificationCodes
   readonly dispatcher: CallbackDispatcher
   readonly faults: FaultQueue
+  /** Requests per endpoint (request-tally.ts). */
+  readonly tally: RequestTally
+  /** The code scoping in force (sandbox-options.ts). */
+  codeScoping(): CodeScoping
+  /** JSON requests that carried a code already posted in a form, by path; refused ones too. */
+  readonly formCodeUses: { path: string; refused: boolean }[]
   /** The callback knobs in force for one merchantReferenceCode (global ones plus its own). */
   knobsFor(merchantReferenceCode: string): CallbackKnobs
 }

@@ -15,6 +15,15 @@ export type SandboxLogger = {
   error: (message: string) => void
 }
 
+/**
+ * What a verification code that went into a payment form is good for.
+ * `permissive`: anything, as the interface reads (section 5 puts the code in
+ * the browser form and the same code opens the JSON endpoints). `scoped`: a
+ * code once posted to /order/start is good for /order/start only; reverse,
+ * capture, refund, void and retrieve refuse it as they refuse a bad one (401).
+ */
+export type CodeScoping = "permissive" | "scoped"
+
 export type SandboxOptions = {
   /** 0 (default) picks a free port. */
   port?: number
@@ -23,6 +32,8 @@ export type SandboxOptions = {
   credentials?: Partial<SandboxCredentials>
   /** Lifetime of a merchant verification code; section 5 leaves it "not shown". Default 30 minutes. */
   verificationTtlMs?: number
+  /** Whether a code posted in a form still opens the JSON endpoints (CodeScoping). Default "permissive". */
+  codeScoping?: CodeScoping
   /** Time from an accepted capture or refund to TRANSMITTED. Default 5 minutes. */
   settlementMs?: number
   /** How long a 3DS challenge waits for the shopper. Default 30 minutes. */

@@ -94,16 +94,22 @@ export class ChallengeSessions extends ExpiringEntries<ChallengeSession> {
 /**
  * Merchant verification codes of section 5 (GET /authorize), each with the
  * time it expires; section 5 leaves the lifetime "not shown", so it is an
- * option, and a code keeps the lifetime it was issued with.
+ * option, and a code keeps the lifetime it was issued with. A code that has
+ * been posted in a payment form (section 5.3) is remembered as a form code:
+ * GET /authorize has no parameter that says what a code is for, so its first
+ * use in /order/start is what makes it one (see `codeScoping`).
  */
-export class VerificationCodes extends ExpiringEntries<number> {
+export class VerificationCodes extends ExpiringEntries<{
+  expiresAt: number
+  inForm: boolean
+}> {
   constructor(now: () => number, ttlMs: () => number) {
     super(now, ttlMs, 10_000)
   }
 
   issue(): string {
     const code = randomBytes(24).toString("base64url")
-    this.remember(code, this.now() + this.ttlMs())
+    this.remember(code, { expiresAt: this.now() + this.ttlMs(), inForm: false })
     return code
   }
 
@@ -111,8 +117,19 @@ export class VerificationCodes extends ExpiringEntries<number> {
     return this.recall(code) !== undefined
   }
 
-  protected expired(expiresAt: number): boolean {
-    return this.now() >= expiresAt
+  /** Marks a current code as one that went into a payment form. */
+  markFormUse(code: string): void {
+    const entry = this.recall(code)
+    if (entry) entry.inForm = true
+  }
+
+  /** Whether a current code has been posted in a payment form. */
+  isFormCode(code: string): boolean {
+    return this.recall(code)?.inForm === true
+  }
+
+  protected expired(entry: { expiresAt: number }): boolean {
+    return this.now() >= entry.expiresAt
   }
 }
 

@@ -10,7 +10,9 @@ import { brandOfNumber } from "./card-rules"
 import { FaultQueue, FaultSpec } from "./fault-knobs"
 import { approvedAmount } from "./payment-result"
 import { SandboxContext } from "./sandbox-context"
+import { RequestTally } from "./request-tally"
 import {
+  CodeScoping,
   DEFAULT_CREDENTIALS,
   SandboxCredentials,
   SandboxOptions,
@@ -37,6 +39,8 @@ export class SandboxTestControls {
   settlementMs: number
   verificationTtlMs: number
   challengeTtlMs: number
+  /** What a code posted in a form is good for (CodeScoping); can be changed at runtime. */
+  codeScoping: CodeScoping
 
   protected readonly context: SandboxContext
   private readonly knobsByReference = new Map<string, Partial<CallbackKnobs>>()
@@ -49,6 +53,7 @@ export class SandboxTestControls {
     this.settlementMs = options.settlementMs ?? 5 * 60 * 1000
     this.verificationTtlMs = options.verificationTtlMs ?? 30 * 60 * 1000
     this.challengeTtlMs = options.challengeTtlMs ?? 30 * 60 * 1000
+    this.codeScoping = options.codeScoping ?? "permissive"
     this.defaultCallbackFormat = options.callbackFormat ?? "json"
     this.callbackKnobs = {
       ...DEFAULT_CALLBACK_KNOBS,
@@ -70,6 +75,9 @@ export class SandboxTestControls {
       ),
       dispatcher: new CallbackDispatcher(logger),
       faults: new FaultQueue(),
+      tally: new RequestTally(),
+      codeScoping: () => this.codeScoping,
+      formCodeUses: [],
       knobsFor: (merchantReferenceCode) => ({
         ...this.callbackKnobs,
         ...this.knobsByReference.get(merchantReferenceCode),
@@ -159,6 +167,20 @@ export class SandboxTestControls {
     return this.context.dispatcher.waitFor(predicate, timeoutMs)
   }
 
+  /** Requests received per endpoint since start or reset(), e.g. `{"GET /authorize": 2}`. */
+  requestCounts(): Record<string, number> {
+    return this.context.tally.snapshot()
+  }
+
+  /**
+   * JSON requests (reverse, capture, refund, void, retrieve) that carried a
+   * verification code already posted in a payment form, refused or not: a
+   * merchant that keeps its own code apart from its forms makes none.
+   */
+  formCodeUses(): { path: string; refused: boolean }[] {
+    return [...this.context.formCodeUses]
+  }
+
   // Set-up --------------------------------------------------------------
 
   /** Issues a verification code as GET /authorize would, for test set-up. */
@@ -237,5 +259,7 @@ export class SandboxTestControls {
     this.context.references.clear()
     this.context.challenges.clear()
     this.context.dispatcher.deliveries.length = 0
+    this.context.tally.clear()
+    this.context.formCodeUses.length = 0
   }
 }

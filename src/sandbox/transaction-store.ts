@@ -1,4 +1,4 @@
-import { randomInt } from "node:crypto"
+import { randomBytes, randomInt } from "node:crypto"
 import { minorToMajor } from "./amount-rules"
 import { isMastercardType } from "./card-rules"
 import { decisionFor, describeOutcome, RecordStatus } from "./reason-lookup"
@@ -72,7 +72,6 @@ export type NewTransaction = Omit<
 
 export class TransactionStore {
   private readonly byId = new Map<string, StoredTransaction>()
-  private sequence = 0
 
   constructor(
     private readonly now: () => number,
@@ -160,11 +159,20 @@ export class TransactionStore {
   }
 
   private nextId(): string {
-    // Numeric like the service's identifiers, unique within the process, and
-    // ordered by creation so listings read in the order things happened.
-    this.sequence += 1
-    return `${Date.now()}${String(this.sequence).padStart(8, "0")}`
+    return newTransactionId(Date.now())
   }
+}
+
+/**
+ * A transaction id as a processor issues one: numeric, and not guessable
+ * from any other (issue 13: a timestamp and a sequence were enumerated in
+ * seconds). 52 digits: the creation time in milliseconds (13 digits, so ids
+ * still sort by creation) and 128 random bits (39 digits). The interface
+ * shows no length; the plugin takes up to 64 characters.
+ */
+export function newTransactionId(nowMs: number): string {
+  const random = BigInt(`0x${randomBytes(16).toString("hex")}`)
+  return `${String(Math.floor(nowMs)).padStart(13, "0")}${random.toString().padStart(39, "0")}`
 }
 
 /**

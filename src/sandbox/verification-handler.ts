@@ -42,3 +42,28 @@ export function isVerified(
     ctx.verificationCodes.isCurrent(code)
   )
 }
+
+/**
+ * The credential check of a JSON endpoint: isVerified, and under "scoped"
+ * code scoping not a code that went into a payment form. Every use of a form
+ * code is noted (formCodeUses), so a test sees it under either kind.
+ */
+export function isVerifiedForJson(
+  ctx: SandboxContext,
+  req: IncomingMessage,
+  pathname: string
+): boolean {
+  const code = req.headers.authorization
+  if (!isVerified(ctx, req.headers.verifyid, code)) {
+    return false
+  }
+  if (!ctx.verificationCodes.isFormCode(code as string)) {
+    return true
+  }
+  const refused = ctx.codeScoping() === "scoped"
+  // Bounded: the list is for tests, and a long-running sandbox keeps it small.
+  if (ctx.formCodeUses.length < 1000) {
+    ctx.formCodeUses.push({ path: pathname, refused })
+  }
+  return !refused
+}

@@ -145,7 +145,8 @@ export async function payInBrowser(
       session,
       {
         merchantReferenceCode: provider.newReference(session.session_id),
-        authorization: await provider.client.getVerificationCode(),
+        // A code of its own, as the pay page gets one (form-codes.ts), never the server's.
+        authorization: await provider.client.freshVerificationCode(),
       },
       {
         firstName: "Ada",

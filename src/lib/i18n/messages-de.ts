@@ -66,6 +66,9 @@ export const de: Catalogue = {
   "unconfirmed.title": "Zahlung noch nicht bestätigt",
   "unconfirmed.message":
     "Der Shop konnte diese Zahlung gerade nicht prüfen. Laden Sie die Seite gleich noch einmal.",
+  "busy.title": "Einen Moment, bitte",
+  "busy.message":
+    "Die Zahlungsseite kann gerade nicht angezeigt werden. Laden Sie diese Seite in ein paar Sekunden neu.",
   "notFound.returnMessage":
     "Unter dieser Adresse gibt es keine Kartenzahlung. Gehen Sie zurück zum Shop und prüfen Sie Ihre Bestellung.",
   "paid.title": "Bereits bezahlt",

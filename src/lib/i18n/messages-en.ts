@@ -71,6 +71,9 @@ export const en = {
   "unconfirmed.title": "Payment not confirmed yet",
   "unconfirmed.message":
     "The shop could not check this payment just now. Reload this page in a moment.",
+  "busy.title": "One moment, please",
+  "busy.message":
+    "The payment page cannot be shown just now. Reload this page in a few seconds.",
   "notFound.returnMessage":
     "There is no card payment under this address. Go back to the shop and check your order.",
   "paid.title": "Already paid",

@@ -67,6 +67,9 @@ export const fr: Catalogue = {
   "unconfirmed.title": "Paiement pas encore confirmé",
   "unconfirmed.message":
     "La boutique n'a pas pu vérifier ce paiement pour l'instant. Rechargez cette page dans un instant.",
+  "busy.title": "Un instant, s'il vous plaît",
+  "busy.message":
+    "La page de paiement ne peut pas s'afficher pour l'instant. Rechargez cette page dans quelques secondes.",
   "notFound.returnMessage":
     "Aucun paiement par carte ne correspond à cette adresse. Retournez à la boutique et vérifiez votre commande.",
   "paid.title": "Déjà payé",

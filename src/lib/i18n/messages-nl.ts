@@ -66,6 +66,9 @@ export const nl: Catalogue = {
   "unconfirmed.title": "Betaling nog niet bevestigd",
   "unconfirmed.message":
     "De winkel kon deze betaling nu niet controleren. Laad deze pagina zo opnieuw.",
+  "busy.title": "Een ogenblik, alstublieft",
+  "busy.message":
+    "De betaalpagina kan nu niet worden getoond. Laad deze pagina over een paar seconden opnieuw.",
   "notFound.returnMessage":
     "Op dit adres is geen kaartbetaling. Ga terug naar de winkel en controleer je bestelling.",
   "paid.title": "Al betaald",

@@ -200,6 +200,22 @@ export const CardServiceOptionsSchema = z
      * marks the session "outcome unknown" for the store owner. Default 15 minutes.
      */
     reconcileGraceMs: milliseconds(15 * 60 * 1000),
+    /**
+     * Calls to the service per second that requests nobody authenticated (pay
+     * page, form route, callback, return) may cause on one Medusa instance,
+     * with a burst of five seconds' worth (src/checkout/call-budget.ts).
+     */
+    anonymousCallRate: z.preprocess(
+      (value) => {
+        const given = unsetWhenBlank(value)
+        return typeof given === "string" && /^\d+$/.test(given.trim()) ? Number(given) : given
+      },
+      z
+        .number({ error: "must be a whole number of calls per second above 0" })
+        .int("must be a whole number of calls per second above 0")
+        .positive("must be a whole number of calls per second above 0")
+        .default(20)
+    ),
   })
   // `when` runs these checks even when other options are bad (zod skips
   // refinements of an invalid object by default), so one boot names every

@@ -31,6 +31,7 @@ import type { TransactionRecord } from "../../lib/wire-schemas"
 import { ApprovalReversal } from "./approval-reversal"
 import { Authorization, tampered } from "./authorization"
 import { FollowOns } from "./follow-ons"
+import { MedusaSessionTerms } from "./medusa-session-terms"
 import { CardServiceOptions, parseOptions, serviceBaseUrl } from "./options"
 import { OrphanRelease } from "./orphan-release"
 import { allowedReturnUrl, returnTarget } from "./return-url"
@@ -65,6 +66,7 @@ export default class CardServiceProviderService extends AbstractPaymentProvider<
   protected readonly followOns_: FollowOns
   protected readonly authorization_: Authorization
   protected readonly orphans_: OrphanRelease
+  protected readonly medusaTerms_: MedusaSessionTerms
 
   static validateOptions(options: Record<string, unknown>): void {
     parseOptions(options)
@@ -98,6 +100,7 @@ export default class CardServiceProviderService extends AbstractPaymentProvider<
     this.followOns_ = followOns
     this.authorization_ = new Authorization(lookup, followOns, reversal, parsed)
     this.orphans_ = new OrphanRelease(lookup, reversal, sealer, logger)
+    this.medusaTerms_ = new MedusaSessionTerms(container)
   }
 
   /** The client, for the plugin's routes (one pool per provider instance). */
@@ -171,6 +174,10 @@ export default class CardServiceProviderService extends AbstractPaymentProvider<
   }: AuthorizePaymentInput): Promise<AuthorizePaymentOutput> {
     const stored = this.sessions_.trusted(data, context)
     if (!stored) return tampered(data, this.logger_)
+    // The seal binds the terms to the session; Medusa's record must agree too.
+    if (!(await this.medusaTerms_.agree(stored, context?.idempotency_key))) {
+      return tampered(data, this.logger_)
+    }
     return this.authorization_.authorize(stored, context?.idempotency_key)
   }
 

@@ -1,4 +1,5 @@
 import type { MedusaRequest, MedusaResponse } from "@medusajs/framework/http"
+import { CallBudgetExceeded } from "../../../../checkout/call-budget"
 import { settlePayment } from "../../../../checkout/settle-payment"
 import { PaymentResultSchema } from "../../../../lib/wire-schemas"
 import { recordResultHint } from "../../../../reconciliation/session-notes"
@@ -31,6 +32,7 @@ export async function POST(req: MedusaRequest, res: MedusaResponse) {
   try {
     const outcome = await settlePayment(req.scope, req.params.session_id, {
       transactionId: parsed.data.transactionId,
+      merchantReferenceCode: parsed.data.merchantReferenceCode,
       source: "callback",
     })
     if (outcome.kind === "unknown_session") {
@@ -43,6 +45,10 @@ export async function POST(req: MedusaRequest, res: MedusaResponse) {
     }
     return res.status(200).json({ received: true })
   } catch (error) {
+    // Over the call budget: the service delivers again later; not an error of ours.
+    if (error instanceof CallBudgetExceeded) {
+      return res.status(503).json({ received: false, message: "Try again later." })
+    }
     logger.error(
       `card-service: could not settle the callback for session ${req.params.session_id}: ${(error as Error).message}`
     )

@@ -53,6 +53,15 @@ export async function GET(req: MedusaRequest, res: MedusaResponse) {
         shopperText(req, attempt.provider.options.messages, attempt.cartLocale),
         CANNOT_PAY_PAGES[attempt.kind]
       )
+    case "busy":
+      res.setHeader("Retry-After", "5")
+      return sendMessagePage(
+        req,
+        res,
+        503,
+        shopperText(req, attempt.provider.options.messages, attempt.cartLocale),
+        { title: "busy.title", message: "busy.message" }
+      )
   }
 
   const { fields, data, provider } = attempt

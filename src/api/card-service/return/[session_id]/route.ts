@@ -1,4 +1,5 @@
 import type { MedusaRequest, MedusaResponse } from "@medusajs/framework/http"
+import { CallBudgetExceeded } from "../../../../checkout/call-budget"
 import { sendMessagePage } from "../../../../checkout/html-response"
 import { cardServiceProvider, loadCardServiceSession } from "../../../../checkout/provider-lookup"
 import { cartOfSession, settlePayment, SettleOutcome } from "../../../../checkout/settle-payment"
@@ -32,6 +33,8 @@ async function handleReturn(
 ) {
   const sessionId = req.params.session_id
   const transactionId = typeof params.transactionId === "string" ? params.transactionId : undefined
+  const merchantReferenceCode =
+    typeof params.merchantReferenceCode === "string" ? params.merchantReferenceCode : undefined
   let found: Awaited<ReturnType<typeof loadCardServiceSession>>
   try {
     found = await loadCardServiceSession(req.scope, sessionId)
@@ -51,7 +54,9 @@ async function handleReturn(
     // storefront's default return page (return_to went with the session) to
     // pay again, rather than to a dead end here.
     const orphan = transactionId
-      ? await settlePayment(req.scope, sessionId, { transactionId, source: "return" }).catch(() => null)
+      ? await settlePayment(req.scope, sessionId, { transactionId, merchantReferenceCode, source: "return" }).catch(
+          () => null
+        )
       : null
     if (orphan?.kind === "released") {
       const provider = cardServiceProvider(req.scope, orphan.providerId)
@@ -73,9 +78,9 @@ async function handleReturn(
 
   let outcome: SettleOutcome
   try {
-    outcome = await settlePayment(req.scope, sessionId, { transactionId, source: "return" })
+    outcome = await settlePayment(req.scope, sessionId, { transactionId, merchantReferenceCode, source: "return" })
   } catch (error) {
-    req.scope
+    if (!(error instanceof CallBudgetExceeded)) req.scope
       .resolve("logger")
       .error(`card-service: could not settle the return of session ${sessionId}: ${(error as Error).message}`)
     outcome = { kind: "pending", cartId: null }

@@ -24,6 +24,12 @@ export async function GET(req: MedusaRequest, res: MedusaResponse) {
         MedusaError.Types.NOT_ALLOWED,
         "This payment session's data was altered; start a new payment session"
       )
+    case "busy":
+      res.setHeader("Retry-After", "5")
+      return res.status(503).json({
+        type: "unavailable",
+        message: "Too many requests for this payment session just now; try again in a few seconds",
+      })
   }
   res.setHeader("Cache-Control", "no-store")
   res.json({
