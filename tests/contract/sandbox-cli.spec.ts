@@ -2,7 +2,15 @@ import { ChildProcess, spawn } from "node:child_process"
 import { once } from "node:events"
 import path from "node:path"
 import { createInterface } from "node:readline"
-import { call } from "../helpers/sandbox-http"
+import type { CardServiceSandbox } from "../../src/sandbox"
+import {
+  call,
+  callJson,
+  orderForm,
+  redirectParams,
+  startMerchantStub,
+  submitOrder,
+} from "../helpers/sandbox-http"
 
 jest.setTimeout(30_000)
 
@@ -61,6 +69,35 @@ describe("bin/card-service-sandbox.js", () => {
     child = spawn(process.execPath, [BIN, "--colour", "blue"], {
       stdio: "pipe",
     })
+    const [code] = await once(child, "exit")
+    expect(code).toBe(2)
+  })
+
+  it("--code-scoping scoped: a code posted in a form is refused by retrieve", async () => {
+    const ready = await start(["--port", "0", "--code-scoping", "scoped"])
+    const merchant = await startMerchantStub()
+    try {
+      // What the helpers read of a sandbox, for one in another process.
+      const remote = { url: ready.url, credentials: ready, now: Date.now } as unknown as CardServiceSandbox
+      const code = (
+        await call(ready.url, "GET", "/authorize", {
+          headers: { clientCode: ready.clientCode, clientSecret: ready.clientSecret },
+        })
+      ).json.Authorization
+      const paid = await submitOrder(remote, orderForm(remote, code, merchant))
+      const transactionId = redirectParams(paid).get("transactionId")
+
+      const retrieved = await callJson(remote, code, "GET", `/payment/retrieve/${ready.merchantId}/${transactionId}`)
+
+      expect(paid.status).toBe(303)
+      expect(retrieved.status).toBe(401)
+    } finally {
+      await merchant.close()
+    }
+  })
+
+  it("refuses a --code-scoping other than permissive or scoped with exit code 2", async () => {
+    child = spawn(process.execPath, [BIN, "--code-scoping", "strict"], { stdio: "pipe" })
     const [code] = await once(child, "exit")
     expect(code).toBe(2)
   })
