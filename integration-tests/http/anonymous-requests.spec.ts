@@ -187,22 +187,17 @@ medusaIntegrationTestRunner({
 
       it(`a form's code ${kind === "scoped" ? "cannot" : "can"} retrieve at the service`, async () => {
         const { store, session } = await cartWithSession(api, getContainer())
-        const { data } = await api.get(`/store/card-service/sessions/${session.id}/form`, {
-          headers: { "x-publishable-api-key": store.publishableKey },
-        })
-        const paid = await payLikeABrowser(api, store.publishableKey, session.id, {
-          number: "4000000000001000",
-          cardType: "VISA",
-        })
+        const paid = await payLikeABrowser(api, store.publishableKey, session.id, CARDS.approved)
         const transactionId = new URL(paid.serviceLocation as string).searchParams.get("transactionId")
 
+        // What a shopper read from the form and posted.
         const asShopper = await request(
           `${sandbox().url}/payment/retrieve/${sandbox().credentials.merchantId}/${transactionId}`,
           {
             headers: {
               "content-type": "application/json",
-              verifyId: data.form.fields.verifyId,
-              Authorization: data.form.fields.authorization,
+              verifyId: paid.fields.verifyId,
+              Authorization: paid.fields.authorization,
             },
           }
         )
