@@ -110,7 +110,9 @@ export class AnonymousCallBudget {
 /** The service is not asked: too many calls for anonymous requests just now. */
 export class CallBudgetExceeded extends Error {
   constructor(sessionId: string) {
-    super(`card-service: too many service calls for anonymous requests (session ${sessionId}); try again later`)
+    super(
+      `card-service: too many service calls for anonymous requests (session ${sessionId}); try again later`
+    )
     this.name = "CallBudgetExceeded"
   }
 }
@@ -118,7 +120,9 @@ export class CallBudgetExceeded extends Error {
 const budgets = new WeakMap<CardServiceProviderService, AnonymousCallBudget>()
 
 /** The budget of one provider instance, made on first use from its options. */
-export function callBudgetOf(provider: CardServiceProviderService): AnonymousCallBudget {
+export function callBudgetOf(
+  provider: CardServiceProviderService
+): AnonymousCallBudget {
   let budget = budgets.get(provider)
   if (!budget) {
     budget = new AnonymousCallBudget(provider.options.anonymousCallRate)
@@ -128,7 +132,10 @@ export function callBudgetOf(provider: CardServiceProviderService): AnonymousCal
 }
 
 /** Spends one call of the budget, or throws CallBudgetExceeded. */
-export function spendAnonymousCall(provider: CardServiceProviderService, sessionId: string): void {
+export function spendAnonymousCall(
+  provider: CardServiceProviderService,
+  sessionId: string
+): void {
   if (!callBudgetOf(provider).take(sessionId)) {
     throw new CallBudgetExceeded(sessionId)
   }

@@ -23,7 +23,10 @@ const MAX_SESSIONS_REMEMBERED = 10_000
 
 type Entry = { code: Promise<string>; issuedAt: number }
 
-const entriesByProvider = new WeakMap<CardServiceProviderService, Map<string, Entry>>()
+const entriesByProvider = new WeakMap<
+  CardServiceProviderService,
+  Map<string, Entry>
+>()
 
 /** The session's form code: the one issued within the window, or a new one. */
 export async function formCodeFor(
@@ -42,7 +45,10 @@ export async function formCodeFor(
   }
   spendAnonymousCall(provider, sessionId)
   // One request for every view that arrives while it runs.
-  const entry: Entry = { code: provider.client.freshVerificationCode(), issuedAt: now() }
+  const entry: Entry = {
+    code: provider.client.freshVerificationCode(),
+    issuedAt: now(),
+  }
   entries.delete(sessionId)
   if (entries.size >= MAX_SESSIONS_REMEMBERED) {
     entries.delete(entries.keys().next().value as string)

@@ -38,10 +38,7 @@ export async function serveJson(
     })
   }
   let answer: JsonAnswer
-  if (
-    verified &&
-    !isVerifiedForJson(ctx, req, pathname)
-  ) {
+  if (verified && !isVerifiedForJson(ctx, req, pathname)) {
     answer = {
       status: 401,
       payload: {

@@ -1,7 +1,11 @@
 import { CallbackDispatcher, CallbackKnobs } from "./callback-delivery"
 import { FaultQueue } from "./fault-knobs"
 import { RequestTally } from "./request-tally"
-import { CodeScoping, SandboxCredentials, SandboxLogger } from "./sandbox-options"
+import {
+  CodeScoping,
+  SandboxCredentials,
+  SandboxLogger,
+} from "./sandbox-options"
 import { ChallengeSessions, VerificationCodes } from "./session-store"
 import { ReferenceWindow, TransactionStore } from "./transaction-store"
 

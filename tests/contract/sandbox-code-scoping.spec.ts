@@ -34,7 +34,10 @@ describe("sandbox code scoping", () => {
 
   /** Pays one form with `formCode`; returns the approval's transactionId. */
   async function payWith(formCode: string): Promise<string> {
-    const answer = await submitOrder(sandbox, orderForm(sandbox, formCode, merchant))
+    const answer = await submitOrder(
+      sandbox,
+      orderForm(sandbox, formCode, merchant)
+    )
     expect(answer.status).toBe(303)
     return redirectParams(answer).get("transactionId") as string
   }
@@ -54,7 +57,12 @@ describe("sandbox code scoping", () => {
     const second = await payWith(formCode)
 
     const answers = await Promise.all([
-      callJson(sandbox, formCode, "GET", `/payment/retrieve/${sandbox.credentials.merchantId}/${approval}`),
+      callJson(
+        sandbox,
+        formCode,
+        "GET",
+        `/payment/retrieve/${sandbox.credentials.merchantId}/${approval}`
+      ),
       callJson(sandbox, formCode, "POST", "/capture", followOnBody(approval)),
       callJson(sandbox, formCode, "POST", "/reverse", followOnBody(second)),
       callJson(sandbox, formCode, "POST", "/refund", followOnBody(approval)),
@@ -69,8 +77,16 @@ describe("sandbox code scoping", () => {
     expect(answers.map((a) => a.status)).toEqual([401, 401, 401, 401, 401])
     // Refused exactly as a bad credential is (wire-choices Credentials).
     expect(answers[0].json.error).toBe("invalid_authorization")
-    expect(sandbox.transactions().filter((r) => r.step !== "AUTHORIZATION")).toEqual([])
-    expect(sandbox.formCodeUses().map((u) => u.refused)).toEqual([true, true, true, true, true])
+    expect(
+      sandbox.transactions().filter((r) => r.step !== "AUTHORIZATION")
+    ).toEqual([])
+    expect(sandbox.formCodeUses().map((u) => u.refused)).toEqual([
+      true,
+      true,
+      true,
+      true,
+      true,
+    ])
   })
 
   it("scoped: a code the merchant keeps to itself still opens every JSON endpoint", async () => {
@@ -78,7 +94,13 @@ describe("sandbox code scoping", () => {
     const ownCode = await authorize(sandbox)
     const approval = await payWith(formCode)
 
-    const captured = await callJson(sandbox, ownCode, "POST", "/capture", followOnBody(approval))
+    const captured = await callJson(
+      sandbox,
+      ownCode,
+      "POST",
+      "/capture",
+      followOnBody(approval)
+    )
 
     expect(captured.status).toBe(200)
     expect(captured.json.decision).toBe("ACCEPT")
@@ -90,18 +112,36 @@ describe("sandbox code scoping", () => {
     const formCode = await authorize(sandbox)
     const approval = await payWith(formCode)
 
-    const reversed = await callJson(sandbox, formCode, "POST", "/reverse", followOnBody(approval))
+    const reversed = await callJson(
+      sandbox,
+      formCode,
+      "POST",
+      "/reverse",
+      followOnBody(approval)
+    )
 
     expect(reversed.status).toBe(200)
     expect(reversed.json.decision).toBe("ACCEPT")
-    expect(sandbox.formCodeUses()).toEqual([{ path: "/reverse", refused: false }])
+    expect(sandbox.formCodeUses()).toEqual([
+      { path: "/reverse", refused: false },
+    ])
   })
 
   it("counts the requests of each endpoint until reset", async () => {
     const code = await authorize(sandbox)
     const approval = await payWith(code)
-    await callJson(sandbox, await authorize(sandbox), "GET", `/payment/retrieve/${sandbox.credentials.merchantId}/${approval}`)
-    await callJson(sandbox, await authorize(sandbox), "GET", `/payment/retrieve/${sandbox.credentials.merchantId}/nope`)
+    await callJson(
+      sandbox,
+      await authorize(sandbox),
+      "GET",
+      `/payment/retrieve/${sandbox.credentials.merchantId}/${approval}`
+    )
+    await callJson(
+      sandbox,
+      await authorize(sandbox),
+      "GET",
+      `/payment/retrieve/${sandbox.credentials.merchantId}/nope`
+    )
 
     expect(sandbox.requestCounts()).toEqual({
       "GET /authorize": 3,

@@ -24,11 +24,16 @@ describe("sandbox transaction ids", () => {
   })
 
   it("start with the creation time in milliseconds, so they still sort by creation", () => {
-    expect(newTransactionId(1_764_000_000_123).slice(0, 13)).toBe("1764000000123")
+    expect(newTransactionId(1_764_000_000_123).slice(0, 13)).toBe(
+      "1764000000123"
+    )
   })
 
   it("are unique, and the next is not predictable from the one before", () => {
-    const ids = Array.from({ length: 2000 }, () => sandbox.seedAuthorization().transactionId)
+    const ids = Array.from(
+      { length: 2000 },
+      () => sandbox.seedAuthorization().transactionId
+    )
     const randomParts = ids.map((id) => BigInt(id.slice(13)))
     const steps = randomParts.slice(1).map((part, i) => part - randomParts[i])
 

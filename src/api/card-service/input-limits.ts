@@ -1,4 +1,8 @@
-import type { MedusaNextFunction, MedusaRequest, MedusaResponse } from "@medusajs/framework/http"
+import type {
+  MedusaNextFunction,
+  MedusaRequest,
+  MedusaResponse,
+} from "@medusajs/framework/http"
 import {
   MAX_RESULT_FIELD_LENGTH,
   MERCHANT_REFERENCE,
@@ -17,15 +21,39 @@ import {
  * one regular expression: a RegExp matcher did not take effect under the
  * integration test runner (Medusa tells one by `instanceof RegExp`).
  */
-export const PLUGIN_ROUTE_PREFIXES = ["/card-service", "/store/card-service", "/admin/card-service"]
+export const PLUGIN_ROUTE_PREFIXES = [
+  "/card-service",
+  "/store/card-service",
+  "/admin/card-service",
+]
 
 /** The path segment after these prefixes is an id of the given shape. */
 const ID_SEGMENTS: { prefix: string[]; id: RegExp; name: string }[] = [
-  { prefix: ["card-service", "callback"], id: PAYMENT_SESSION_ID, name: "session id" },
-  { prefix: ["card-service", "return"], id: PAYMENT_SESSION_ID, name: "session id" },
-  { prefix: ["card-service", "pay"], id: PAYMENT_SESSION_ID, name: "session id" },
-  { prefix: ["store", "card-service", "sessions"], id: PAYMENT_SESSION_ID, name: "session id" },
-  { prefix: ["admin", "card-service", "payments"], id: PAYMENT_ID, name: "payment id" },
+  {
+    prefix: ["card-service", "callback"],
+    id: PAYMENT_SESSION_ID,
+    name: "session id",
+  },
+  {
+    prefix: ["card-service", "return"],
+    id: PAYMENT_SESSION_ID,
+    name: "session id",
+  },
+  {
+    prefix: ["card-service", "pay"],
+    id: PAYMENT_SESSION_ID,
+    name: "session id",
+  },
+  {
+    prefix: ["store", "card-service", "sessions"],
+    id: PAYMENT_SESSION_ID,
+    name: "session id",
+  },
+  {
+    prefix: ["admin", "card-service", "payments"],
+    id: PAYMENT_ID,
+    name: "payment id",
+  },
 ]
 
 /**
@@ -47,7 +75,11 @@ const FIELD_RULES: Record<string, { rule: RegExp; emptyAllowed: boolean }> = {
  * short sentence, or null when its identifiers are within the limits of
  * src/lib/identifier-limits.ts.
  */
-export function inputProblem(req: { originalUrl: string; query?: unknown; body?: unknown }): string | null {
+export function inputProblem(req: {
+  originalUrl: string
+  query?: unknown
+  body?: unknown
+}): string | null {
   // originalUrl: express strips a middleware's mount path from req.path.
   const path = req.originalUrl.split("?")[0]
   const segments: string[] = []
@@ -59,23 +91,33 @@ export function inputProblem(req: { originalUrl: string; query?: unknown; body?:
     }
   }
   for (const { prefix, id, name } of ID_SEGMENTS) {
-    if (prefix.every((part, i) => segments[i] === part) && segments.length > prefix.length) {
+    if (
+      prefix.every((part, i) => segments[i] === part) &&
+      segments.length > prefix.length
+    ) {
       if (!id.test(segments[prefix.length])) {
         return `The ${name} in the URL is malformed.`
       }
     }
   }
   const resultRoute = segments[0] === "card-service"
-  return fieldsProblem(req.query, resultRoute) ?? fieldsProblem(req.body, resultRoute)
+  return (
+    fieldsProblem(req.query, resultRoute) ??
+    fieldsProblem(req.body, resultRoute)
+  )
 }
 
 function fieldsProblem(source: unknown, resultRoute: boolean): string | null {
-  if (!source || typeof source !== "object" || Array.isArray(source)) return null
-  for (const [name, value] of Object.entries(source as Record<string, unknown>)) {
+  if (!source || typeof source !== "object" || Array.isArray(source))
+    return null
+  for (const [name, value] of Object.entries(
+    source as Record<string, unknown>
+  )) {
     const limits = FIELD_RULES[name]
     if (limits) {
       if (typeof value === "number" && name === "reasonCode") continue
-      if (typeof value !== "string") return `${name} must be a single text value.`
+      if (typeof value !== "string")
+        return `${name} must be a single text value.`
       if (value === "" && limits.emptyAllowed) continue
       if (!limits.rule.test(value)) return `${name} is malformed or too long.`
       continue
@@ -93,7 +135,11 @@ function fieldsProblem(source: unknown, resultRoute: boolean): string | null {
 }
 
 /** The middleware: 400 with a short message, before any handler or the service sees the request. */
-export function pluginInputGuard(req: MedusaRequest, res: MedusaResponse, next: MedusaNextFunction) {
+export function pluginInputGuard(
+  req: MedusaRequest,
+  res: MedusaResponse,
+  next: MedusaNextFunction
+) {
   const problem = inputProblem(req)
   if (problem) {
     return res.status(400).json({ type: "invalid_data", message: problem })

@@ -20,7 +20,11 @@ type SessionService = {
   retrieve(
     id: string,
     config: { select: string[] }
-  ): Promise<{ amount?: AmountInput; raw_amount?: AmountInput; currency_code: string }>
+  ): Promise<{
+    amount?: AmountInput
+    raw_amount?: AmountInput
+    currency_code: string
+  }>
 }
 
 export class MedusaSessionTerms {
@@ -30,7 +34,8 @@ export class MedusaSessionTerms {
     let service: unknown
     try {
       // An awilix cradle throws for a name it does not know.
-      service = (container as { paymentSessionService?: unknown }).paymentSessionService
+      service = (container as { paymentSessionService?: unknown })
+        .paymentSessionService
     } catch {
       service = undefined
     }
@@ -41,7 +46,10 @@ export class MedusaSessionTerms {
   }
 
   /** False when Medusa records another amount or currency for the session than its sealed data. */
-  async agree(data: CardServiceSessionData, sessionId: string | undefined): Promise<boolean> {
+  async agree(
+    data: CardServiceSessionData,
+    sessionId: string | undefined
+  ): Promise<boolean> {
     if (!this.service_ || !sessionId) return true
     const session = await this.service_.retrieve(sessionId, {
       select: ["id", "amount", "raw_amount", "currency_code"],
@@ -50,7 +58,8 @@ export class MedusaSessionTerms {
       const amount = (session.raw_amount ?? session.amount) as AmountInput
       return (
         session.currency_code.toLowerCase() === data.currency_code &&
-        toMinorUnits(amount, session.currency_code).toString() === data.amount_minor
+        toMinorUnits(amount, session.currency_code).toString() ===
+          data.amount_minor
       )
     } catch {
       return false

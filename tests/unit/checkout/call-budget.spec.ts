@@ -1,4 +1,9 @@
-import { AnonymousCallBudget, SESSION_BURST, SESSION_REFILL_MS, TokenBucket } from "../../../src/checkout/call-budget"
+import {
+  AnonymousCallBudget,
+  SESSION_BURST,
+  SESSION_REFILL_MS,
+  TokenBucket,
+} from "../../../src/checkout/call-budget"
 
 function clock(start = 1_000_000) {
   let now = start
@@ -26,7 +31,11 @@ describe("TokenBucket", () => {
     const bucket = new TokenBucket(2, 10, time.now)
     time.advance(1_000_000)
 
-    expect([bucket.take(), bucket.take(), bucket.take()]).toEqual([true, true, false])
+    expect([bucket.take(), bucket.take(), bucket.take()]).toEqual([
+      true,
+      true,
+      false,
+    ])
   })
 })
 
@@ -35,7 +44,9 @@ describe("AnonymousCallBudget", () => {
     const time = clock()
     const budget = new AnonymousCallBudget(1000, time.now)
 
-    const allowed = Array.from({ length: 50 }, () => budget.take("payses_A")).filter(Boolean).length
+    const allowed = Array.from({ length: 50 }, () =>
+      budget.take("payses_A")
+    ).filter(Boolean).length
     time.advance(SESSION_REFILL_MS)
     const later = [budget.take("payses_A"), budget.take("payses_A")]
 
@@ -48,9 +59,13 @@ describe("AnonymousCallBudget", () => {
     const time = clock()
     const budget = new AnonymousCallBudget(4, time.now)
 
-    const burst = Array.from({ length: 100 }, (_, i) => budget.take(`payses_${i}`)).filter(Boolean).length
+    const burst = Array.from({ length: 100 }, (_, i) =>
+      budget.take(`payses_${i}`)
+    ).filter(Boolean).length
     time.advance(1000)
-    const nextSecond = Array.from({ length: 100 }, (_, i) => budget.take(`payses_x${i}`)).filter(Boolean).length
+    const nextSecond = Array.from({ length: 100 }, (_, i) =>
+      budget.take(`payses_x${i}`)
+    ).filter(Boolean).length
 
     expect(burst).toBe(20)
     expect(nextSecond).toBe(4)
@@ -60,7 +75,9 @@ describe("AnonymousCallBudget", () => {
     const time = clock()
     const budget = new AnonymousCallBudget(1, time.now)
     const first = Array.from({ length: 5 }, () => budget.take("payses_A"))
-    const refused = Array.from({ length: 20 }, () => budget.take("payses_A")).filter(Boolean).length
+    const refused = Array.from({ length: 20 }, () =>
+      budget.take("payses_A")
+    ).filter(Boolean).length
 
     time.advance(5000)
     const afterRefill = Array.from({ length: 5 }, () => budget.take("payses_A"))

@@ -54,9 +54,11 @@ async function handleReturn(
     // storefront's default return page (return_to went with the session) to
     // pay again, rather than to a dead end here.
     const orphan = transactionId
-      ? await settlePayment(req.scope, sessionId, { transactionId, merchantReferenceCode, source: "return" }).catch(
-          () => null
-        )
+      ? await settlePayment(req.scope, sessionId, {
+          transactionId,
+          merchantReferenceCode,
+          source: "return",
+        }).catch(() => null)
       : null
     if (orphan?.kind === "released") {
       const provider = cardServiceProvider(req.scope, orphan.providerId)
@@ -80,9 +82,12 @@ async function handleReturn(
   try {
     outcome = await settlePayment(req.scope, sessionId, { transactionId, merchantReferenceCode, source: "return" })
   } catch (error) {
-    if (!(error instanceof CallBudgetExceeded)) req.scope
-      .resolve("logger")
-      .error(`card-service: could not settle the return of session ${sessionId}: ${(error as Error).message}`)
+    // Over the call budget is no error of ours: the storefront polls.
+    if (!(error instanceof CallBudgetExceeded)) {
+      req.scope
+        .resolve("logger")
+        .error(`card-service: could not settle the return of session ${sessionId}: ${(error as Error).message}`)
+    }
     outcome = { kind: "pending", cartId: null }
   }
 
