@@ -65,7 +65,7 @@ async function getJson(options: BackendOptions, url: string): Promise<unknown> {
         accept: "application/json",
         "x-publishable-api-key": options.publishableKey,
       },
-      // Each form answer carries a fresh reference and verification code: never from a cache.
+      // Each form answer carries a fresh reference (and the session's current form code): never from a cache.
       cache: "no-store",
       // The store API identifies the session by id and the key; no cookies needed.
       credentials: "omit",
