@@ -22,11 +22,14 @@ export const MERCHANT_REFERENCE = /^[0-9A-Za-z._-]{1,50}$/
 /** A reason code of section 7: digits (three in the table; room for more). */
 export const REASON_CODE = /^\d{1,6}$/
 
-/** Medusa's payment-session ids: `payses_` and a ULID (26 characters). */
-export const PAYMENT_SESSION_ID = /^payses_[0-9A-Za-z]{1,64}$/
+/**
+ * Medusa's payment-session ids: `payses_` and a ULID (26 characters); `_`
+ * admitted too, as in Medusa's prefixes (an id is only looked up, never sent).
+ */
+export const PAYMENT_SESSION_ID = /^payses_[0-9A-Za-z_]{1,64}$/
 
-/** Medusa's payment ids: `pay_` and a ULID. */
-export const PAYMENT_ID = /^pay_[0-9A-Za-z]{1,64}$/
+/** Medusa's payment ids: `pay_` and a ULID (and `_`, as above). */
+export const PAYMENT_ID = /^pay_[0-9A-Za-z_]{1,64}$/
 
 /**
  * Any other text field of a result the service posts or the browser brings
