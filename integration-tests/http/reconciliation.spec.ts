@@ -10,7 +10,11 @@ import {
   paymentOfOrder,
 } from "../helpers/checkout-flow"
 import { cardServiceProvider } from "../../src/checkout/provider-lookup"
-import { CARD_SERVICE_PROVIDER_ID } from "../helpers/seed-store"
+import {
+  CARD_SERVICE_PROVIDER_ID,
+  seedStore,
+  type SeededStore,
+} from "../helpers/seed-store"
 import { sweepCardServicePayments } from "../../src/reconciliation/sweep"
 import {
   resetReconcileBackoff,
@@ -259,8 +263,8 @@ medusaIntegrationTestRunner({
     })
 
     /** Pays while retrieve answers 503: the one callback is answered 503. */
-    const payWhileRetrieveIsDown = async () => {
-      const flow = await cartWithSession(api, getContainer())
+    const payWhileRetrieveIsDown = async (store?: SeededStore) => {
+      const flow = await cartWithSession(api, getContainer(), store)
       sandbox().setCallbackKnobs({ retries: 0 })
       sandbox().injectFault({
         type: "status",
@@ -326,6 +330,78 @@ medusaIntegrationTestRunner({
         )
       ).toEqual([])
       expect(reversals()).toHaveLength(1)
+    })
+
+    const reversalsOf = (transactionId: string | null) =>
+      sandbox()
+        .transactions()
+        .filter(
+          (r) =>
+            r.step === "REVERSAL" &&
+            r.originalTransactionId === transactionId &&
+            r.status === "successful"
+        )
+    const actionsFor = (result: { actions: any[] }, sessionId: string) =>
+      result.actions.filter((a) => a.session_id === sessionId)
+
+    it("reverses an approval whose cart was completed with another payment", async () => {
+      const store = await seedStore(getContainer(), {
+        providers: [CARD_SERVICE_PROVIDER_ID, "pp_system_default"],
+      })
+      const { storefront, cart, session, transactionId } =
+        await payWhileRetrieveIsDown(store)
+      // The shopper gives up on the card and pays another way: Medusa
+      // replaces the card-service session and the cart becomes an order.
+      await storefront.startPaymentSession(cart.id, "pp_system_default")
+      const { order } = await storefront.post(
+        `/store/carts/${cart.id}/complete`
+      )
+      expect(order.id).toMatch(/^order_/)
+      expect(await sessionOf(session.id)).toBeUndefined()
+      expect(reversalsOf(transactionId)).toEqual([])
+
+      const result = await sweep()
+
+      expect(actionsFor(result, session.id)).toEqual([
+        expect.objectContaining({ status: "released" }),
+      ])
+      expect(reversalsOf(transactionId)).toHaveLength(1)
+      expect(await orderOfCart(getContainer(), cart.id)).toBe(order.id)
+      expect(actionsFor(await sweep(), session.id)).toEqual([])
+      expect(reversalsOf(transactionId)).toHaveLength(1)
+    })
+
+    it("settles a reversal whose answer was lost from the service's refusal (237), reversing once", async () => {
+      const { store, storefront, cart, session, transactionId } =
+        await payWhileRetrieveIsDown()
+      await storefront.post(`/store/carts/${cart.id}/line-items`, {
+        variant_id: store.variantId,
+        quantity: 1,
+      })
+      // Both sendings are processed, neither is answered.
+      sandbox().injectFault({ type: "destroy", count: 2, path: "/reverse" })
+
+      const lost = await sweep()
+
+      expect(actionsFor(lost, session.id)).toEqual([])
+      expect(reversalsOf(transactionId)).toHaveLength(1)
+
+      const settled = await sweep()
+
+      expect(actionsFor(settled, session.id)).toEqual([
+        expect.objectContaining({ status: "released" }),
+      ])
+      // The repeat was refused as already reversed, not reversed again.
+      expect(
+        sandbox()
+          .transactions()
+          .filter(
+            (r) =>
+              r.step === "REVERSAL" && r.originalTransactionId === transactionId
+          )
+          .map((r) => r.reasonCode)
+      ).toEqual(["100", "237", "237"])
+      expect(actionsFor(await sweep(), session.id)).toEqual([])
     })
 
     it("runs one sweep at a time: two started at once act once", async () => {
@@ -411,6 +487,119 @@ medusaIntegrationTestRunner({
         })
         // Final: not asked again.
         expect(forPayment(await sweep(), payment.id)).toEqual([])
+      })
+
+      it("settles a capture whose answer was lost twice from the service's refusal of another capture (242), capturing once", async () => {
+        const { orderId, payment } = await checkoutToOrder(api, getContainer())
+        const capturesAtService = () =>
+          sandbox()
+            .transactions()
+            .filter(
+              (r) =>
+                r.step === "CAPTURE" &&
+                r.originalTransactionId === payment.data.transaction_id
+            )
+        // The service captures, the answer is lost; asked again at once, its
+        // refusal (242) is lost too.
+        sandbox().injectFault({ type: "destroy", count: 2, path: "/capture" })
+        await api.post(
+          `/admin/payments/${payment.id}/capture`,
+          {},
+          { headers: await adminHeaders(getContainer()) }
+        )
+        const booked = await paymentOfOrder(getContainer(), orderId)
+        const captureLog = (p: any) =>
+          p.data.transactions
+            .filter((t: any) => t.operation === "capture")
+            .map((t: any) => [t.decision, t.reason_code])
+        // Medusa books it (nobody captures by hand again); the log says unknown.
+        expect(booked.captured_at).toBeTruthy()
+        expect(booked.data.capture.transaction_id).toBeNull()
+        expect(captureLog(booked)).toEqual([["UNKNOWN", null]])
+        expect(capturesAtService().map((r) => r.reasonCode)).toEqual([
+          "100",
+          "242",
+        ])
+
+        const result = await sweep()
+
+        expect(forPayment(result, payment.id)).toEqual([
+          expect.objectContaining({ status: "capture_confirmed" }),
+        ])
+        const settled = await paymentOfOrder(getContainer(), orderId)
+        expect(captureLog(settled)).toEqual([
+          ["UNKNOWN", null],
+          ["ACCEPT", "242"],
+        ])
+        expect(await captureNote(orderId)).toMatchObject({
+          status: "capture_confirmed",
+          final: true,
+          attention: false,
+        })
+        // One capture at the service; each later sending was refused.
+        expect(capturesAtService().map((r) => r.reasonCode)).toEqual([
+          "100",
+          "242",
+          "242",
+        ])
+        const widget = await api.get(
+          `/admin/card-service/reconciliation?payment_id=${payment.id}`,
+          { headers: await adminHeaders(getContainer()) }
+        )
+        expect(widget.data.entries).toEqual([
+          expect.objectContaining({
+            id: payment.id,
+            status: "capture_confirmed",
+            needs_action: false,
+          }),
+        ])
+        // Settled: the next sweep neither asks nor says anything.
+        expect(forPayment(await sweep(), payment.id)).toEqual([])
+        expect(capturesAtService()).toHaveLength(3)
+      })
+
+      it("never sends a refund whose answer was lost again, and shows its reference to the store owner", async () => {
+        const { orderId, payment, captureId } = await capturedOrder()
+        const refundsAtService = () =>
+          sandbox()
+            .transactions()
+            .filter(
+              (r) =>
+                r.step === "REFUND" && r.originalTransactionId === captureId
+            )
+        sandbox().injectFault({ type: "destroy", path: "/refund" })
+        await api.post(
+          `/admin/payments/${payment.id}/refund`,
+          { amount: 10 },
+          { headers: await adminHeaders(getContainer()) }
+        )
+        const booked = await paymentOfOrder(getContainer(), orderId)
+        expect(booked.refunds.map((r: any) => Number(r.amount))).toEqual([10])
+        expect(
+          booked.data.transactions.filter((t: any) => t.operation === "refund")
+        ).toEqual([expect.objectContaining({ decision: "UNKNOWN" })])
+        expect(refundsAtService()).toHaveLength(1)
+        const reference = refundsAtService()[0].merchantReferenceCode
+
+        const result = await sweep()
+
+        expect(forPayment(result, payment.id)).toEqual(
+          expect.arrayContaining([
+            expect.objectContaining({ status: "refund_unknown" }),
+          ])
+        )
+        expect(
+          (await attentionList()).find(
+            (e) => e.id === payment.id && e.status === "refund_unknown"
+          )
+        ).toMatchObject({ needs_action: true, references: [reference] })
+        // Shown once, and never sent again.
+        expect(
+          forPayment(await sweep(), payment.id).filter(
+            (a) => a.status === "refund_unknown"
+          )
+        ).toEqual([])
+        expect(refundsAtService()).toHaveLength(1)
       })
 
       it("reports a capture that ends TRXN_ERROR for the store owner", async () => {

@@ -17,7 +17,7 @@ import {
 } from "../checkout/settle-payment"
 import type CardServiceProviderService from "../providers/card-service/service"
 import {
-  followCapture,
+  followPayment,
   listCapturesToFollow,
   type PaymentAction,
 } from "./payment-followups"
@@ -105,18 +105,20 @@ export async function sweepCardServicePayments(
     const work = [
       ...sessions.map((session) => ({
         id: session.id,
-        run: () => sweepSession(container, provider, session, now),
+        run: async () => {
+          const action = await sweepSession(container, provider, session, now)
+          return action ? [action] : []
+        },
       })),
       ...payments.map((payment) => ({
         id: payment.id,
-        run: () => followCapture(container, payment, now),
+        run: () => followPayment(container, payment, now),
       })),
     ]
     for (const item of work) {
       result.examined += 1
       try {
-        const action = await item.run()
-        if (action) {
+        for (const action of await item.run()) {
           result.actions.push(action)
           logger.info(
             `card-service reconcile: ${item.id} ${action.status}: ${action.message}`
@@ -176,6 +178,7 @@ async function sweepGoneSessions(
   const paymentModule = container.resolve<IPaymentModuleService>(
     Modules.PAYMENT
   )
+  const logger = container.resolve<Logger>(ContainerRegistrationKeys.LOGGER)
   const collections = await paymentModule.listPaymentCollections(
     {
       updated_at: {
@@ -206,10 +209,21 @@ async function sweepGoneSessions(
         }
         continue
       }
-      const outcome = await settlePayment(container, sessionId, {
-        transactionId: hints[sessionId].transaction_id,
-        source: "sweep",
-      })
+      let outcome: SettleOutcome
+      try {
+        outcome = await settlePayment(container, sessionId, {
+          transactionId: hints[sessionId].transaction_id,
+          source: "sweep",
+        })
+      } catch (error) {
+        if (isServiceDown(error)) throw error
+        // A reversal with no answer (twice) is asked again next sweep, when
+        // 237 says the first one acted: the hint stays until it is settled.
+        logger.error(
+          `card-service reconcile: ${sessionId} could not be released: ${(error as Error).message}`
+        )
+        continue
+      }
       done.push(sessionId)
       actions.push({
         session_id: sessionId,
