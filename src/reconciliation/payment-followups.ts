@@ -248,23 +248,16 @@ async function settleLostCapture(
   )
   const resolved = await provider.resolveLostCapture(data)
   const base = { transaction_id: reference, at: now.toISOString() }
-  if (resolved.outcome === "unknown") {
+  if (resolved.outcome !== "captured") {
+    const unknown = resolved.outcome === "unknown"
     const action = await notePayment(container, payment, "capture", {
       ...base,
-      status: "capture_unconfirmed",
-      final: false,
-      attention: false,
-      message: `the capture (reference ${reference}) had no answer, and asking again had none either; the next sweep asks again`,
-    })
-    return { payment, action }
-  }
-  if (resolved.outcome === "refused") {
-    const action = await notePayment(container, payment, "capture", {
-      ...base,
-      status: "capture_failed",
-      final: true,
-      attention: true,
-      message: `the capture (reference ${reference}) had no answer, and the service now refuses it (${resolved.message}): the order shows it captured but no money was taken`,
+      status: unknown ? "capture_unconfirmed" : "capture_failed",
+      final: !unknown,
+      attention: !unknown,
+      message: unknown
+        ? `the capture (reference ${reference}) had no answer, and asking again had none either; the next sweep asks again`
+        : `the capture (reference ${reference}) had no answer, and the service now refuses it (${resolved.message}): the order shows it captured but no money was taken`,
     })
     return { payment, action }
   }
