@@ -148,3 +148,19 @@ export type ReconcileEntry = {
 }
 
 export type ReconciliationResponse = { entries: ReconcileEntry[] }
+
+/** POST /admin/card-service/reconciliation: one sweep, run now. */
+export type SweepRunResponse =
+  | { ran: false }
+  | {
+      ran: true
+      examined: number
+      /** One per thing the sweep did or found (a session's or a payment's). */
+      actions: {
+        session_id?: string
+        payment_id?: string
+        status: string
+        message: string
+      }[]
+      serviceDown: boolean
+    }
