@@ -18,6 +18,10 @@ const USAGE = `Usage: card-service-sandbox [options]
   --settlement-ms <n>    time from capture/refund to TRANSMITTED (default 300000)
   --verification-ttl-ms <n>  lifetime of a verification code (default 1800000)
   --callback-format <json|form>
+  --callback-knobs <json>  start-up callback knobs, as POST /_sandbox/callback-knobs
+                         takes them, e.g. '{"drop":true}' or '{"retries":0}'
+  --fault <json>         one fault queued at start, as POST /_sandbox/faults takes it,
+                         e.g. '{"type":"destroy","count":2,"path":"/capture"}'
   --verbose              log one line per request to stderr
 
 Every option can also be set as CARD_SERVICE_SANDBOX_<NAME>, e.g.
@@ -33,6 +37,8 @@ const OPTIONS = [
   "settlement-ms",
   "verification-ttl-ms",
   "callback-format",
+  "callback-knobs",
+  "fault",
 ]
 
 function parseArgs(argv, env) {
@@ -81,6 +87,24 @@ function integer(name, text) {
     fail(`--${name} must be a whole number, got ${JSON.stringify(text)}`)
   }
   return Number(text)
+}
+
+/** A JSON option through the control endpoints' own check; exits 2 naming the problem. */
+function json(name, text, parse) {
+  if (text === undefined) {
+    return undefined
+  }
+  let value
+  try {
+    value = JSON.parse(text)
+  } catch {
+    fail(`--${name} must be JSON, got ${JSON.stringify(text)}`)
+  }
+  const parsed = parse(value)
+  if (typeof parsed === "string") {
+    fail(`--${name}: ${parsed}`)
+  }
+  return parsed
 }
 
 /**
@@ -165,7 +189,10 @@ async function main() {
   }
   const log = (level) => (message) =>
     process.stderr.write(`[sandbox] ${level} ${message}\n`)
-  const { startSandbox } = loadSandbox()
+  const { startSandbox, parseKnobs, parseFault } = loadSandbox()
+  // Checked as the /_sandbox/ endpoints check them, before anything starts.
+  const knobs = json("callback-knobs", values["callback-knobs"], parseKnobs)
+  const fault = json("fault", values.fault, parseFault)
   const sandbox = await startSandbox({
     port: integer("port", values.port) ?? 0,
     host: values.host,
@@ -176,6 +203,7 @@ async function main() {
       values["verification-ttl-ms"]
     ),
     callbackFormat: format,
+    ...(knobs ? { callbackKnobs: knobs } : {}),
     logger: {
       debug: verbose ? log("debug") : undefined,
       info: log("info"),
@@ -183,6 +211,9 @@ async function main() {
       error: log("error"),
     },
   })
+  if (fault) {
+    sandbox.injectFault(fault)
+  }
   let closing = false
   const stop = () => {
     if (closing) {
