@@ -63,36 +63,50 @@ export async function reconcileEntries(
     ),
   ])
   const entries: ReconcileEntry[] = []
+  const entry = (
+    kind: ReconcileEntry["kind"],
+    id: string,
+    note: { status: string; message: string; at: string },
+    references: string[],
+    needsAction: boolean
+  ): ReconcileEntry => ({
+    kind,
+    id,
+    status: note.status,
+    message: note.message,
+    references,
+    noted_at: note.at,
+    age_ms: Math.max(0, now.getTime() - Date.parse(note.at)),
+    needs_action: needsAction,
+  })
   for (const session of sessions) {
     if (!session.provider_id.startsWith(PROVIDER_ID_PREFIX)) continue
     const note = notesOf(session.metadata).reconcile
     if (!note) continue
-    entries.push({
-      kind: "session",
-      id: session.id,
-      status: note.status,
-      message: note.message,
-      references: note.references ?? [],
-      noted_at: note.at,
-      age_ms: Math.max(0, now.getTime() - Date.parse(note.at)),
-      needs_action: NEEDS_ACTION.has(note.status),
-    })
+    entries.push(
+      entry(
+        "session",
+        session.id,
+        note,
+        note.references ?? [],
+        NEEDS_ACTION.has(note.status)
+      )
+    )
   }
   for (const payment of payments) {
     if (!payment.provider_id.startsWith(PROVIDER_ID_PREFIX)) continue
     const metadata = (payment as { metadata?: unknown }).metadata
     for (const note of [captureNoteOf(metadata), refundNoteOf(metadata)]) {
       if (!note) continue
-      entries.push({
-        kind: "payment",
-        id: payment.id,
-        status: note.status,
-        message: note.message,
-        references: note.references ?? [note.transaction_id],
-        noted_at: note.at,
-        age_ms: Math.max(0, now.getTime() - Date.parse(note.at)),
-        needs_action: note.attention,
-      })
+      entries.push(
+        entry(
+          "payment",
+          payment.id,
+          note,
+          note.references ?? [note.transaction_id],
+          note.attention
+        )
+      )
     }
   }
   return entries
