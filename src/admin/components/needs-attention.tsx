@@ -1,7 +1,15 @@
-import { Badge, Container, Heading, StatusBadge, Text } from "@medusajs/ui"
+import {
+  Badge,
+  Button,
+  Container,
+  Heading,
+  StatusBadge,
+  Text,
+} from "@medusajs/ui"
 import {
   errorText,
   useReconciliation,
+  useRunSweep,
   type ReconcileEntry,
 } from "../lib/card-service-api"
 import { LoadError } from "./load-error"
@@ -17,14 +25,39 @@ export function NeedsAttention() {
   const { data, error, refetch } = useReconciliation()
   const entries = data?.entries ?? []
   const open = entries.filter((entry) => entry.needs_action).length
+  const sweep = useRunSweep()
   return (
     <Container className="divide-y p-0" data-testid="card-service-attention">
-      <div className="flex items-center justify-between px-6 py-4">
+      <div className="flex items-center justify-between gap-2 px-6 py-4">
         <Heading level="h2">Needs attention</Heading>
-        <Badge size="2xsmall" color={open ? "orange" : "green"}>
-          {open} open
-        </Badge>
+        <div className="flex items-center gap-2">
+          <Badge size="2xsmall" color={open ? "orange" : "green"}>
+            {open} open
+          </Badge>
+          <Button
+            size="small"
+            variant="secondary"
+            isLoading={sweep.isPending}
+            onClick={() => sweep.mutate()}
+          >
+            Sweep now
+          </Button>
+        </div>
       </div>
+      {(sweep.data || sweep.error) && (
+        <Text
+          size="small"
+          className="text-ui-fg-subtle px-6 py-3"
+          data-testid="card-service-sweep-result"
+          role="status"
+        >
+          {sweep.error
+            ? `The sweep could not run: ${errorText(sweep.error)}`
+            : sweep.data?.ran
+              ? `The sweep looked at ${sweep.data.examined} payment(s) and session(s) and did ${sweep.data.actions.length} thing(s)${sweep.data.serviceDown ? "; the card service was unavailable" : ""}.`
+              : "Another sweep is running, or the card service was unavailable moments ago: try again shortly."}
+        </Text>
+      )}
       {error ? (
         <div className="px-6 py-4">
           <LoadError onRetry={() => refetch()}>
