@@ -6,13 +6,7 @@ import path from "node:path"
 import { Browser, Page } from "playwright-core"
 import { launchChromium } from "../helpers/chromium"
 import { wcagCheck } from "../helpers/axe"
-import {
-  exited,
-  freePorts,
-  readyLine,
-  Ready,
-  signalGroup,
-} from "../helpers/demo-process"
+import { exited, freePorts, readyLine, Ready, signalGroup } from "../helpers/demo-process"
 
 /**
  * The admin screens in the dashboard of a running store (`npm run demo`):
