@@ -1,6 +1,6 @@
 import { medusaIntegrationTestRunner } from "@medusajs/test-utils"
 import { useCardServiceSandbox } from "../helpers/card-service-env"
-import { payLikeABrowser } from "../helpers/browser-step"
+import { payLikeABrowser, postPaymentForm } from "../helpers/browser-step"
 import {
   adminHeaders,
   CARDS,
@@ -302,6 +302,58 @@ medusaIntegrationTestRunner({
       expect(order.id).toMatch(/^order_/)
       await expectReleasedOnceBySweep(session.id, transactionId)
       expect(await orderOfCart(getContainer(), cart.id)).toBe(order.id)
+    })
+
+    it("reverses a second tab's approval reported while the service was down, after the order exists", async () => {
+      const { store, cart, session } = await cartWithSession(
+        api,
+        getContainer()
+      )
+      // Both tabs load the pay page before either pays.
+      const { data: secondTab } = await api.get(
+        `/store/card-service/sessions/${session.id}/form`,
+        { headers: { "x-publishable-api-key": store.publishableKey } }
+      )
+      await payLikeABrowser(
+        api,
+        store.publishableKey,
+        session.id,
+        CARDS.approved
+      )
+      const orderId = await orderOfCart(getContainer(), cart.id)
+      expect(orderId).toMatch(/^order_/)
+      // The second tab pays; its one callback meets the service down, and
+      // the shopper closes the tab instead of returning.
+      sandbox().setCallbackKnobs({ retries: 0 })
+      sandbox().injectFault({
+        type: "status",
+        status: 503,
+        count: 20,
+        path: "/payment/retrieve",
+      })
+      const second = await postPaymentForm(secondTab.form, CARDS.approved)
+      const transactionId = new URL(
+        second.serviceLocation as string
+      ).searchParams.get("transactionId")
+      await sandbox().waitForCallbacks(
+        (d) => d.some((c) => c.url.includes(session.id) && c.status === 503),
+        20_000
+      )
+      sandbox().clearFaults()
+      expect(reversalsOf(transactionId)).toEqual([])
+
+      const result = await sweep()
+
+      expect(actionsFor(result, session.id)).toEqual([
+        expect.objectContaining({ status: "released" }),
+      ])
+      expect(reversalsOf(transactionId)).toHaveLength(1)
+      // The order keeps the first tab's payment.
+      const payment = await paymentOfOrder(getContainer(), orderId as string)
+      expect(payment.data.transaction_id).not.toBe(transactionId)
+      expect(reversalsOf(payment.data.transaction_id)).toEqual([])
+      expect(actionsFor(await sweep(), session.id)).toEqual([])
+      expect(reversalsOf(transactionId)).toHaveLength(1)
     })
 
     it("settles a reversal whose answer was lost from the service's refusal (237), reversing once", async () => {
