@@ -214,9 +214,15 @@ medusaIntegrationTestRunner({
       ).toEqual([])
     })
 
-    /** Pays while retrieve answers 503: the one callback is answered 503. */
-    const payWhileRetrieveIsDown = async (store?: SeededStore) => {
-      const flow = await cartWithSession(api, getContainer(), store)
+    /**
+     * A payment whose one callback is answered 503 because retrieve is down
+     * while it is handled; `pay` posts the form and returns where the service
+     * sent the browser (not followed). Retrieve is back afterwards.
+     */
+    const whileRetrieveIsDown = async (
+      sessionId: string,
+      pay: () => Promise<{ serviceLocation: string | null }>
+    ) => {
       sandbox().setCallbackKnobs({ retries: 0 })
       sandbox().injectFault({
         type: "status",
@@ -224,24 +230,28 @@ medusaIntegrationTestRunner({
         count: 20,
         path: "/payment/retrieve",
       })
-      const paid = await payLikeABrowser(
-        api,
-        flow.store.publishableKey,
-        flow.session.id,
-        CARDS.approved,
-        {
-          followReturn: false,
-        }
-      )
+      const { serviceLocation } = await pay()
       await sandbox().waitForCallbacks(
-        (d) =>
-          d.some((c) => c.url.includes(flow.session.id) && c.status === 503),
+        (d) => d.some((c) => c.url.includes(sessionId) && c.status === 503),
         20_000
       )
       sandbox().clearFaults()
-      const transactionId = new URL(
-        paid.serviceLocation as string
-      ).searchParams.get("transactionId")
+      return new URL(serviceLocation as string).searchParams.get(
+        "transactionId"
+      )
+    }
+    /** A fresh cart paid while retrieve answers 503. */
+    const payWhileRetrieveIsDown = async (store?: SeededStore) => {
+      const flow = await cartWithSession(api, getContainer(), store)
+      const transactionId = await whileRetrieveIsDown(flow.session.id, () =>
+        payLikeABrowser(
+          api,
+          flow.store.publishableKey,
+          flow.session.id,
+          CARDS.approved,
+          { followReturn: false }
+        )
+      )
       return { ...flow, transactionId }
     }
 
@@ -324,22 +334,9 @@ medusaIntegrationTestRunner({
       expect(orderId).toMatch(/^order_/)
       // The second tab pays; its one callback meets the service down, and
       // the shopper closes the tab instead of returning.
-      sandbox().setCallbackKnobs({ retries: 0 })
-      sandbox().injectFault({
-        type: "status",
-        status: 503,
-        count: 20,
-        path: "/payment/retrieve",
-      })
-      const second = await postPaymentForm(secondTab.form, CARDS.approved)
-      const transactionId = new URL(
-        second.serviceLocation as string
-      ).searchParams.get("transactionId")
-      await sandbox().waitForCallbacks(
-        (d) => d.some((c) => c.url.includes(session.id) && c.status === 503),
-        20_000
+      const transactionId = await whileRetrieveIsDown(session.id, () =>
+        postPaymentForm(secondTab.form, CARDS.approved)
       )
-      sandbox().clearFaults()
       expect(reversalsOf(transactionId)).toEqual([])
 
       const result = await sweep()
