@@ -22,6 +22,10 @@ const USAGE = `Usage: card-service-sandbox [options]
                          scoped: a code posted in a payment form is refused
                          by reverse, capture, refund, void and retrieve
                          (default permissive)
+  --callback-knobs <json>  start-up callback knobs, as POST /_sandbox/callback-knobs
+                         takes them, e.g. '{"drop":true}' or '{"retries":0}'
+  --fault <json>         one fault queued at start, as POST /_sandbox/faults takes it,
+                         e.g. '{"type":"destroy","count":2,"path":"/capture"}'
   --verbose              log one line per request to stderr
 
 Every option can also be set as CARD_SERVICE_SANDBOX_<NAME>, e.g.
@@ -38,6 +42,8 @@ const OPTIONS = [
   "verification-ttl-ms",
   "callback-format",
   "code-scoping",
+  "callback-knobs",
+  "fault",
 ]
 
 function parseArgs(argv, env) {
@@ -86,6 +92,24 @@ function integer(name, text) {
     fail(`--${name} must be a whole number, got ${JSON.stringify(text)}`)
   }
   return Number(text)
+}
+
+/** A JSON option through the control endpoints' own check; exits 2 naming the problem. */
+function json(name, text, parse) {
+  if (text === undefined) {
+    return undefined
+  }
+  let value
+  try {
+    value = JSON.parse(text)
+  } catch {
+    fail(`--${name} must be JSON, got ${JSON.stringify(text)}`)
+  }
+  const parsed = parse(value)
+  if (typeof parsed === "string") {
+    fail(`--${name}: ${parsed}`)
+  }
+  return parsed
 }
 
 /**
@@ -174,7 +198,10 @@ async function main() {
   }
   const log = (level) => (message) =>
     process.stderr.write(`[sandbox] ${level} ${message}\n`)
-  const { startSandbox } = loadSandbox()
+  const { startSandbox, parseKnobs, parseFault } = loadSandbox()
+  // Checked as the /_sandbox/ endpoints check them, before anything starts.
+  const knobs = json("callback-knobs", values["callback-knobs"], parseKnobs)
+  const fault = json("fault", values.fault, parseFault)
   const sandbox = await startSandbox({
     port: integer("port", values.port) ?? 0,
     host: values.host,
@@ -186,6 +213,7 @@ async function main() {
     ),
     callbackFormat: format,
     codeScoping: scoping,
+    ...(knobs ? { callbackKnobs: knobs } : {}),
     logger: {
       debug: verbose ? log("debug") : undefined,
       info: log("info"),
@@ -193,6 +221,9 @@ async function main() {
       error: log("error"),
     },
   })
+  if (fault) {
+    sandbox.injectFault(fault)
+  }
   let closing = false
   const stop = () => {
     if (closing) {

@@ -40,21 +40,7 @@ export async function payLikeABrowser(
   const { data } = await api.get(`/store/card-service/sessions/${sessionId}/form`, {
     headers: { "x-publishable-api-key": publishableKey },
   })
-  const fields = editFields({
-    ...data.form.fields,
-    cardAccountNumber: card.number,
-    cardType: card.cardType,
-    cardExpirationMonth: "12",
-    cardExpirationYear: String(new Date().getUTCFullYear() + 3),
-  })
-  // undici's request, not fetch: fetch sets Sec-Fetch-Mode itself ("cors").
-  const response = await request(data.form.action, {
-    method: "POST",
-    headers: NAVIGATION_HEADERS,
-    body: new URLSearchParams(fields).toString(),
-  })
-  const serviceLocation = header(response.headers.location)
-  await response.body.dump()
+  const { serviceLocation, fields } = await postPaymentForm(data.form, card, editFields)
   if (!followReturn || !serviceLocation || !serviceLocation.includes("/card-service/return/")) {
     return { serviceLocation, storefrontLocation: null, fields }
   }
@@ -66,6 +52,34 @@ export async function payLikeABrowser(
     storefrontLocation: location ? new URL(location) : null,
     fields,
   }
+}
+
+/**
+ * Posts a payment form (as the form route answered it) with the card to the
+ * service's /order/start, as a top-level navigation, and returns where the
+ * service sends the browser, without going there.
+ */
+export async function postPaymentForm(
+  form: { action: string; fields: Record<string, string> },
+  card: { number: string; cardType: string },
+  editFields = (fields: Record<string, string>) => fields
+): Promise<{ serviceLocation: string | null; fields: Record<string, string> }> {
+  const fields = editFields({
+    ...form.fields,
+    cardAccountNumber: card.number,
+    cardType: card.cardType,
+    cardExpirationMonth: "12",
+    cardExpirationYear: String(new Date().getUTCFullYear() + 3),
+  })
+  // undici's request, not fetch: fetch sets Sec-Fetch-Mode itself ("cors").
+  const response = await request(form.action, {
+    method: "POST",
+    headers: NAVIGATION_HEADERS,
+    body: new URLSearchParams(fields).toString(),
+  })
+  const serviceLocation = header(response.headers.location)
+  await response.body.dump()
+  return { serviceLocation, fields }
 }
 
 function header(value: string | string[] | undefined): string | null {

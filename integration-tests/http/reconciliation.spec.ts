@@ -1,6 +1,6 @@
 import { medusaIntegrationTestRunner } from "@medusajs/test-utils"
 import { useCardServiceSandbox } from "../helpers/card-service-env"
-import { payLikeABrowser } from "../helpers/browser-step"
+import { payLikeABrowser, postPaymentForm } from "../helpers/browser-step"
 import {
   adminHeaders,
   CARDS,
@@ -10,7 +10,11 @@ import {
   paymentOfOrder,
 } from "../helpers/checkout-flow"
 import { cardServiceProvider } from "../../src/checkout/provider-lookup"
-import { CARD_SERVICE_PROVIDER_ID } from "../helpers/seed-store"
+import {
+  CARD_SERVICE_PROVIDER_ID,
+  seedStore,
+  type SeededStore,
+} from "../helpers/seed-store"
 import { sweepCardServicePayments } from "../../src/reconciliation/sweep"
 import {
   resetReconcileBackoff,
@@ -65,39 +69,9 @@ medusaIntegrationTestRunner({
     })
 
     it("makes the order from a callback that arrived while retrieve answered 503, with no further delivery and no return", async () => {
-      const { store, cart, session } = await cartWithSession(
-        api,
-        getContainer()
-      )
-      // One delivery only, and retrieve down while it is handled.
-      sandbox().setCallbackKnobs({ retries: 0 })
-      sandbox().injectFault({
-        type: "status",
-        status: 503,
-        count: 20,
-        path: "/payment/retrieve",
-      })
+      // One delivery only, answered 503 because retrieve was down.
+      const { cart, session, transactionId } = await payWhileRetrieveIsDown()
 
-      const paid = await payLikeABrowser(
-        api,
-        store.publishableKey,
-        session.id,
-        CARDS.approved,
-        {
-          followReturn: false,
-        }
-      )
-      const [delivery] = await sandbox().waitForCallbacks(
-        (d) =>
-          d.some((c) => c.url.includes(session.id) && c.status !== undefined),
-        20_000
-      )
-      sandbox().clearFaults()
-      const transactionId = new URL(
-        paid.serviceLocation as string
-      ).searchParams.get("transactionId")
-
-      expect(delivery.status).toBe(503)
       expect(await orderOfCart(getContainer(), cart.id)).toBeNull()
       // The hint was noted before verification failed.
       expect(
@@ -158,31 +132,13 @@ medusaIntegrationTestRunner({
     })
 
     it("stops at the first outage, makes nothing, and reports the service down", async () => {
-      const { store, cart, session } = await cartWithSession(
-        api,
-        getContainer()
-      )
-      sandbox().setCallbackKnobs({ retries: 0 })
+      const { cart, session } = await payWhileRetrieveIsDown()
       sandbox().injectFault({
         type: "status",
         status: 503,
         count: 50,
         path: "/payment/retrieve",
       })
-      await payLikeABrowser(
-        api,
-        store.publishableKey,
-        session.id,
-        CARDS.approved,
-        {
-          followReturn: false,
-        }
-      )
-      await sandbox().waitForCallbacks(
-        (d) =>
-          d.some((c) => c.url.includes(session.id) && c.status !== undefined),
-        20_000
-      )
 
       const down = await sweep()
       expect(down.serviceDown).toBe(true)
@@ -258,9 +214,15 @@ medusaIntegrationTestRunner({
       ).toEqual([])
     })
 
-    /** Pays while retrieve answers 503: the one callback is answered 503. */
-    const payWhileRetrieveIsDown = async () => {
-      const flow = await cartWithSession(api, getContainer())
+    /**
+     * A payment whose one callback is answered 503 because retrieve is down
+     * while it is handled; `pay` posts the form and returns where the service
+     * sent the browser (not followed). Retrieve is back afterwards.
+     */
+    const whileRetrieveIsDown = async (
+      sessionId: string,
+      pay: () => Promise<{ serviceLocation: string | null }>
+    ) => {
       sandbox().setCallbackKnobs({ retries: 0 })
       sandbox().injectFault({
         type: "status",
@@ -268,64 +230,155 @@ medusaIntegrationTestRunner({
         count: 20,
         path: "/payment/retrieve",
       })
-      const paid = await payLikeABrowser(
-        api,
-        flow.store.publishableKey,
-        flow.session.id,
-        CARDS.approved,
-        {
-          followReturn: false,
-        }
-      )
+      const { serviceLocation } = await pay()
       await sandbox().waitForCallbacks(
-        (d) =>
-          d.some((c) => c.url.includes(flow.session.id) && c.status === 503),
+        (d) => d.some((c) => c.url.includes(sessionId) && c.status === 503),
         20_000
       )
       sandbox().clearFaults()
-      const transactionId = new URL(
-        paid.serviceLocation as string
-      ).searchParams.get("transactionId")
+      return new URL(serviceLocation as string).searchParams.get(
+        "transactionId"
+      )
+    }
+    /** A fresh cart paid while retrieve answers 503. */
+    const payWhileRetrieveIsDown = async (store?: SeededStore) => {
+      const flow = await cartWithSession(api, getContainer(), store)
+      const transactionId = await whileRetrieveIsDown(flow.session.id, () =>
+        payLikeABrowser(
+          api,
+          flow.store.publishableKey,
+          flow.session.id,
+          CARDS.approved,
+          { followReturn: false }
+        )
+      )
       return { ...flow, transactionId }
     }
 
-    it("reverses an approval whose callback could not be verified before the cart changed", async () => {
-      const { store, storefront, cart, session, transactionId } =
-        await payWhileRetrieveIsDown()
-      // The shopper adds an item in another tab: Medusa deletes the session.
-      await storefront.post(`/store/carts/${cart.id}/line-items`, {
-        variant_id: store.variantId,
+    const reversalsOf = (transactionId: string | null) =>
+      sandbox()
+        .transactions()
+        .filter(
+          (r) =>
+            r.step === "REVERSAL" &&
+            r.originalTransactionId === transactionId &&
+            r.status === "successful"
+        )
+    const actionsFor = (result: { actions: any[] }, sessionId: string) =>
+      result.actions.filter((a) => a.session_id === sessionId)
+    /** Paid while retrieve was down, then the shopper adds an item in another tab: Medusa deletes the session. */
+    const payThenChangeCart = async () => {
+      const flow = await payWhileRetrieveIsDown()
+      await flow.storefront.post(`/store/carts/${flow.cart.id}/line-items`, {
+        variant_id: flow.store.variantId,
         quantity: 1,
       })
-      expect(await sessionOf(session.id)).toBeUndefined()
-      const reversals = () =>
+      return flow
+    }
+
+    /** The session is gone and its approval held: one sweep reverses it, the next does nothing. */
+    const expectReleasedOnceBySweep = async (
+      sessionId: string,
+      transactionId: string | null
+    ) => {
+      expect(await sessionOf(sessionId)).toBeUndefined()
+      expect(reversalsOf(transactionId)).toEqual([])
+      expect(actionsFor(await sweep(), sessionId)).toEqual([
+        expect.objectContaining({ status: "released" }),
+      ])
+      expect(reversalsOf(transactionId)).toHaveLength(1)
+      expect(actionsFor(await sweep(), sessionId)).toEqual([])
+      expect(reversalsOf(transactionId)).toHaveLength(1)
+    }
+
+    it("reverses an approval whose callback could not be verified before the cart changed", async () => {
+      const { cart, session, transactionId } = await payThenChangeCart()
+      await expectReleasedOnceBySweep(session.id, transactionId)
+      expect(await orderOfCart(getContainer(), cart.id)).toBeNull()
+    })
+
+    it("reverses an approval whose cart was completed with another payment", async () => {
+      const store = await seedStore(getContainer(), {
+        providers: [CARD_SERVICE_PROVIDER_ID, "pp_system_default"],
+      })
+      const { storefront, cart, session, transactionId } =
+        await payWhileRetrieveIsDown(store)
+      // The shopper gives up on the card and pays another way: Medusa
+      // replaces the card-service session and the cart becomes an order.
+      await storefront.startPaymentSession(cart.id, "pp_system_default")
+      const { order } = await storefront.post(
+        `/store/carts/${cart.id}/complete`
+      )
+      expect(order.id).toMatch(/^order_/)
+      await expectReleasedOnceBySweep(session.id, transactionId)
+      expect(await orderOfCart(getContainer(), cart.id)).toBe(order.id)
+    })
+
+    it("reverses a second tab's approval reported while the service was down, after the order exists", async () => {
+      const { store, cart, session } = await cartWithSession(
+        api,
+        getContainer()
+      )
+      // Both tabs load the pay page before either pays.
+      const { data: secondTab } = await api.get(
+        `/store/card-service/sessions/${session.id}/form`,
+        { headers: { "x-publishable-api-key": store.publishableKey } }
+      )
+      await payLikeABrowser(
+        api,
+        store.publishableKey,
+        session.id,
+        CARDS.approved
+      )
+      const orderId = await orderOfCart(getContainer(), cart.id)
+      expect(orderId).toMatch(/^order_/)
+      // The second tab pays; its one callback meets the service down, and
+      // the shopper closes the tab instead of returning.
+      const transactionId = await whileRetrieveIsDown(session.id, () =>
+        postPaymentForm(secondTab.form, CARDS.approved)
+      )
+      expect(reversalsOf(transactionId)).toEqual([])
+
+      const result = await sweep()
+
+      expect(actionsFor(result, session.id)).toEqual([
+        expect.objectContaining({ status: "released" }),
+      ])
+      expect(reversalsOf(transactionId)).toHaveLength(1)
+      // The order keeps the first tab's payment.
+      const payment = await paymentOfOrder(getContainer(), orderId as string)
+      expect(payment.data.transaction_id).not.toBe(transactionId)
+      expect(reversalsOf(payment.data.transaction_id)).toEqual([])
+      expect(actionsFor(await sweep(), session.id)).toEqual([])
+      expect(reversalsOf(transactionId)).toHaveLength(1)
+    })
+
+    it("settles a reversal whose answer was lost from the service's refusal (237), reversing once", async () => {
+      const { session, transactionId } = await payThenChangeCart()
+      // Both sendings are processed, neither is answered.
+      sandbox().injectFault({ type: "destroy", count: 2, path: "/reverse" })
+
+      const lost = await sweep()
+
+      expect(actionsFor(lost, session.id)).toEqual([])
+      expect(reversalsOf(transactionId)).toHaveLength(1)
+
+      const settled = await sweep()
+
+      expect(actionsFor(settled, session.id)).toEqual([
+        expect.objectContaining({ status: "released" }),
+      ])
+      // The repeat was refused as already reversed, not reversed again.
+      expect(
         sandbox()
           .transactions()
           .filter(
             (r) =>
               r.step === "REVERSAL" && r.originalTransactionId === transactionId
           )
-      expect(reversals()).toEqual([])
-
-      const result = await sweep()
-
-      expect(
-        result.actions.filter(
-          (a) => "session_id" in a && a.session_id === session.id
-        )
-      ).toEqual([expect.objectContaining({ status: "released" })])
-      expect(reversals()).toEqual([
-        expect.objectContaining({ status: "successful" }),
-      ])
-      expect(await orderOfCart(getContainer(), cart.id)).toBeNull()
-      // Once: the next sweep neither reports nor reverses it again.
-      const again = await sweep()
-      expect(
-        again.actions.filter(
-          (a) => "session_id" in a && a.session_id === session.id
-        )
-      ).toEqual([])
-      expect(reversals()).toHaveLength(1)
+          .map((r) => r.reasonCode)
+      ).toEqual(["100", "237", "237"])
+      expect(actionsFor(await sweep(), session.id)).toEqual([])
     })
 
     it("runs one sweep at a time: two started at once act once", async () => {
@@ -411,6 +464,119 @@ medusaIntegrationTestRunner({
         })
         // Final: not asked again.
         expect(forPayment(await sweep(), payment.id)).toEqual([])
+      })
+
+      it("settles a capture whose answer was lost twice from the service's refusal of another capture (242), capturing once", async () => {
+        const { orderId, payment } = await checkoutToOrder(api, getContainer())
+        const capturesAtService = () =>
+          sandbox()
+            .transactions()
+            .filter(
+              (r) =>
+                r.step === "CAPTURE" &&
+                r.originalTransactionId === payment.data.transaction_id
+            )
+        // The service captures, the answer is lost; asked again at once, its
+        // refusal (242) is lost too.
+        sandbox().injectFault({ type: "destroy", count: 2, path: "/capture" })
+        await api.post(
+          `/admin/payments/${payment.id}/capture`,
+          {},
+          { headers: await adminHeaders(getContainer()) }
+        )
+        const booked = await paymentOfOrder(getContainer(), orderId)
+        const captureLog = (p: any) =>
+          p.data.transactions
+            .filter((t: any) => t.operation === "capture")
+            .map((t: any) => [t.decision, t.reason_code])
+        // Medusa books it (nobody captures by hand again); the log says unknown.
+        expect(booked.captured_at).toBeTruthy()
+        expect(booked.data.capture.transaction_id).toBeNull()
+        expect(captureLog(booked)).toEqual([["UNKNOWN", null]])
+        expect(capturesAtService().map((r) => r.reasonCode)).toEqual([
+          "100",
+          "242",
+        ])
+
+        const result = await sweep()
+
+        expect(forPayment(result, payment.id)).toEqual([
+          expect.objectContaining({ status: "capture_confirmed" }),
+        ])
+        const settled = await paymentOfOrder(getContainer(), orderId)
+        expect(captureLog(settled)).toEqual([
+          ["UNKNOWN", null],
+          ["ACCEPT", "242"],
+        ])
+        expect(await captureNote(orderId)).toMatchObject({
+          status: "capture_confirmed",
+          final: true,
+          attention: false,
+        })
+        // One capture at the service; each later sending was refused.
+        expect(capturesAtService().map((r) => r.reasonCode)).toEqual([
+          "100",
+          "242",
+          "242",
+        ])
+        const widget = await api.get(
+          `/admin/card-service/reconciliation?payment_id=${payment.id}`,
+          { headers: await adminHeaders(getContainer()) }
+        )
+        expect(widget.data.entries).toEqual([
+          expect.objectContaining({
+            id: payment.id,
+            status: "capture_confirmed",
+            needs_action: false,
+          }),
+        ])
+        // Settled: the next sweep neither asks nor says anything.
+        expect(forPayment(await sweep(), payment.id)).toEqual([])
+        expect(capturesAtService()).toHaveLength(3)
+      })
+
+      it("never sends a refund whose answer was lost again, and shows its reference to the store owner", async () => {
+        const { orderId, payment, captureId } = await capturedOrder()
+        const refundsAtService = () =>
+          sandbox()
+            .transactions()
+            .filter(
+              (r) =>
+                r.step === "REFUND" && r.originalTransactionId === captureId
+            )
+        sandbox().injectFault({ type: "destroy", path: "/refund" })
+        await api.post(
+          `/admin/payments/${payment.id}/refund`,
+          { amount: 10 },
+          { headers: await adminHeaders(getContainer()) }
+        )
+        const booked = await paymentOfOrder(getContainer(), orderId)
+        expect(booked.refunds.map((r: any) => Number(r.amount))).toEqual([10])
+        expect(
+          booked.data.transactions.filter((t: any) => t.operation === "refund")
+        ).toEqual([expect.objectContaining({ decision: "UNKNOWN" })])
+        expect(refundsAtService()).toHaveLength(1)
+        const reference = refundsAtService()[0].merchantReferenceCode
+
+        const result = await sweep()
+
+        expect(forPayment(result, payment.id)).toEqual(
+          expect.arrayContaining([
+            expect.objectContaining({ status: "refund_unknown" }),
+          ])
+        )
+        expect(
+          (await attentionList()).find(
+            (e) => e.id === payment.id && e.status === "refund_unknown"
+          )
+        ).toMatchObject({ needs_action: true, references: [reference] })
+        // Shown once, and never sent again.
+        expect(
+          forPayment(await sweep(), payment.id).filter(
+            (a) => a.status === "refund_unknown"
+          )
+        ).toEqual([])
+        expect(refundsAtService()).toHaveLength(1)
       })
 
       it("reports a capture that ends TRXN_ERROR for the store owner", async () => {

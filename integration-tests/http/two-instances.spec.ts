@@ -1,5 +1,14 @@
-import { Cluster, startCluster } from "../../scripts/lib/load-cluster"
-import { audit, runShoppers } from "../../scripts/lib/load-shoppers"
+import { request } from "undici"
+import {
+  CARD_PROVIDER_ID,
+  Cluster,
+  startCluster,
+} from "../../scripts/lib/load-cluster"
+import {
+  audit,
+  runShoppers,
+  storeClient,
+} from "../../scripts/lib/load-shoppers"
 
 /**
  * Two Medusa instances on one PostgreSQL and one Redis behind a round-robin
@@ -58,3 +67,100 @@ it("settles 20 checkouts whose duplicate callbacks land on both instances: one o
   expect(orders).toHaveLength(20)
   expect(orders.every((row) => row.n === 1)).toBe(true)
 })
+
+it("runs the reconciliation sweep on both instances at once: each order made and each reversal sent once", async () => {
+  const { sandbox } = cluster
+  const shop = storeClient(cluster)
+  // Two approvals whose one callback met the service down (503): one for a
+  // cart that is unchanged (the sweep makes its order), one for a cart that
+  // changed afterwards (the sweep reverses it).
+  sandbox.setCallbackKnobs({ duplicates: 1, retries: 0 })
+  sandbox.injectFault({
+    type: "status",
+    status: 503,
+    count: 50,
+    path: "/payment/retrieve",
+  })
+  const paid = []
+  for (let i = 0; i < 2; i++) {
+    const cart = await shop.cartReadyToPay(CARD_PROVIDER_ID)
+    const { transactionId } = await shop.payAtService(cart.sessionId)
+    await sandbox.waitForCallbacks(
+      (d) => d.some((c) => c.url.includes(cart.sessionId) && c.status === 503),
+      20_000
+    )
+    paid.push({ ...cart, transactionId })
+  }
+  sandbox.resetKnobs()
+  const [unchanged, changed] = paid
+  const { variantId } = await shop.loadCatalog()
+  await shop.call("POST", `/store/carts/${changed.cartId}/line-items`, {
+    variant_id: variantId,
+    quantity: 1,
+  })
+  // Slow retrieves keep the first sweep inside its lock while the other starts.
+  sandbox.injectFault({
+    type: "delay",
+    ms: 400,
+    count: 4,
+    path: "/payment/retrieve",
+  })
+
+  const token = await adminToken(cluster.instances[0].url)
+  const sweepOn = async (url: string) => {
+    const response = await request(`${url}/admin/card-service/reconciliation`, {
+      method: "POST",
+      headers: {
+        authorization: `Bearer ${token}`,
+        "content-type": "application/json",
+      },
+      body: "{}",
+    })
+    expect(response.statusCode).toBe(200)
+    return (await response.body.json()) as any
+  }
+  const all = cluster.instances.map((instance) => instance.url)
+  const together = await Promise.all(all.map(sweepOn))
+  // Then once more on each, as the next minute's runs would.
+  const again = [await sweepOn(all[0]), await sweepOn(all[1])]
+
+  // The lock is Redis's: while one instance sweeps, the other does not.
+  expect(together.filter((r) => r.ran)).toHaveLength(1)
+  const actions = [...together, ...again].flatMap((r) => r.actions ?? [])
+  expect(
+    actions.filter((a: any) => a.session_id === unchanged.sessionId)
+  ).toEqual([expect.objectContaining({ status: "order_created" })])
+  expect(
+    actions.filter((a: any) => a.session_id === changed.sessionId)
+  ).toEqual([expect.objectContaining({ status: "released" })])
+  // Counted where it matters: Medusa's orders and the service's reversals.
+  const orders = await cluster.query(
+    "SELECT cart_id FROM order_cart WHERE deleted_at IS NULL AND cart_id = ANY($1)",
+    [[unchanged.cartId, changed.cartId]]
+  )
+  expect(orders.map((row) => row.cart_id)).toEqual([unchanged.cartId])
+  const reversals = (transactionId?: string) =>
+    sandbox
+      .transactions()
+      .filter(
+        (r) =>
+          r.step === "REVERSAL" &&
+          r.status === "successful" &&
+          r.originalTransactionId === transactionId
+      )
+  expect(reversals(changed.transactionId)).toHaveLength(1)
+  expect(reversals(unchanged.transactionId)).toHaveLength(0)
+})
+
+async function adminToken(url: string): Promise<string> {
+  const response = await request(`${url}/auth/user/emailpass`, {
+    method: "POST",
+    headers: { "content-type": "application/json" },
+    body: JSON.stringify({
+      email: "admin@example.com",
+      password: "supersecret",
+    }),
+  })
+  const { token } = (await response.body.json()) as { token: string }
+  return token
+}

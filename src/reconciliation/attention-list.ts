@@ -5,15 +5,15 @@ import type {
 import { Modules } from "@medusajs/framework/utils"
 import { PROVIDER_ID_PREFIX } from "../checkout/provider-lookup"
 import type { ReconcileEntry } from "../api/admin/card-service/response-types"
-import { captureNoteOf, PAYMENT_LOOKBACK_MS } from "./payment-followups"
+import {
+  captureNoteOf,
+  PAYMENT_LOOKBACK_MS,
+  refundNoteOf,
+} from "./payment-followups"
 import { notesOf } from "./session-notes"
 
-/** Statuses the store owner must act on; the others say what the sweep did. */
-const NEEDS_ACTION = new Set([
-  "outcome_unknown",
-  "capture_failed",
-  "changed_outside_medusa",
-])
+/** Session statuses the store owner must act on (a payment's note says it itself). */
+const NEEDS_ACTION = new Set(["outcome_unknown"])
 const MAX_ROWS = 200
 
 /**
@@ -63,35 +63,51 @@ export async function reconcileEntries(
     ),
   ])
   const entries: ReconcileEntry[] = []
+  const entry = (
+    kind: ReconcileEntry["kind"],
+    id: string,
+    note: { status: string; message: string; at: string },
+    references: string[],
+    needsAction: boolean
+  ): ReconcileEntry => ({
+    kind,
+    id,
+    status: note.status,
+    message: note.message,
+    references,
+    noted_at: note.at,
+    age_ms: Math.max(0, now.getTime() - Date.parse(note.at)),
+    needs_action: needsAction,
+  })
   for (const session of sessions) {
     if (!session.provider_id.startsWith(PROVIDER_ID_PREFIX)) continue
     const note = notesOf(session.metadata).reconcile
     if (!note) continue
-    entries.push({
-      kind: "session",
-      id: session.id,
-      status: note.status,
-      message: note.message,
-      references: note.references ?? [],
-      noted_at: note.at,
-      age_ms: Math.max(0, now.getTime() - Date.parse(note.at)),
-      needs_action: NEEDS_ACTION.has(note.status),
-    })
+    entries.push(
+      entry(
+        "session",
+        session.id,
+        note,
+        note.references ?? [],
+        NEEDS_ACTION.has(note.status)
+      )
+    )
   }
   for (const payment of payments) {
     if (!payment.provider_id.startsWith(PROVIDER_ID_PREFIX)) continue
-    const note = captureNoteOf((payment as { metadata?: unknown }).metadata)
-    if (!note) continue
-    entries.push({
-      kind: "payment",
-      id: payment.id,
-      status: note.status,
-      message: note.message,
-      references: [note.transaction_id],
-      noted_at: note.at,
-      age_ms: Math.max(0, now.getTime() - Date.parse(note.at)),
-      needs_action: NEEDS_ACTION.has(note.status),
-    })
+    const metadata = (payment as { metadata?: unknown }).metadata
+    for (const note of [captureNoteOf(metadata), refundNoteOf(metadata)]) {
+      if (!note) continue
+      entries.push(
+        entry(
+          "payment",
+          payment.id,
+          note,
+          note.references ?? [note.transaction_id],
+          note.attention
+        )
+      )
+    }
   }
   return entries
     .sort(

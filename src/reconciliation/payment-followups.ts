@@ -5,55 +5,80 @@ import type {
 } from "@medusajs/framework/types"
 import { Modules } from "@medusajs/framework/utils"
 import { cardServiceProvider } from "../checkout/provider-lookup"
-import { parseSessionData } from "../providers/card-service/session-data"
+import {
+  unknownCapture,
+  unknownRefundReferences,
+} from "../providers/card-service/lost-follow-ons"
+import { followOnReference } from "../providers/card-service/merchant-reference"
+import {
+  type CardServiceSessionData,
+  parseSessionData,
+} from "../providers/card-service/session-data"
+import type CardServiceProviderService from "../providers/card-service/service"
 
 /**
  * What the sweep learned about a captured payment, in the payment's
- * metadata under `card_service.capture`. `final` ends the following: a
- * capture TRANSMITTED, failed (TRXN_ERROR) or voided is not asked again.
+ * metadata: `card_service.capture` for its capture, `card_service.refund`
+ * for refunds of unknown outcome. `final` ends the following: a capture
+ * TRANSMITTED, failed (TRXN_ERROR) or voided is not asked again.
  */
-export type CaptureNote = {
-  capture_status: "PENDING" | "TRANSMITTED" | "VOIDED" | "TRXN_ERROR"
+export type PaymentNote = {
+  /** The capture's status at the service, when its record was read. */
+  capture_status?: "PENDING" | "TRANSMITTED" | "VOIDED" | "TRXN_ERROR"
   status:
     | "capture_pending"
     | "capture_transmitted"
     | "capture_failed"
     | "capture_voided"
+    | "capture_unconfirmed"
+    | "capture_confirmed"
     | "changed_outside_medusa"
+    | "refund_unknown"
   final: boolean
   /** The store owner must act (shown in "Needs attention"). */
   attention: boolean
   message: string
+  /** The capture's id, or the reference to look up when no id is known. */
   transaction_id: string
+  /** References to look up at the service (refunds of unknown outcome). */
+  references?: string[]
   at: string
 }
+/** The capture's note (the name the rest of the plugin knows). */
+export type CaptureNote = PaymentNote
 
 /** The payment model has a metadata column; Medusa's DTO type leaves it out. */
 type PaymentRow = PaymentDTO & { metadata?: Record<string, unknown> | null }
 
 export type PaymentAction = {
   payment_id: string
-  status: CaptureNote["status"]
+  status: PaymentNote["status"]
   message: string
 }
 
 /** Settlement (section 3) can take days; follow captures this long. */
 export const PAYMENT_LOOKBACK_MS = 30 * 24 * 60 * 60 * 1000
 
-export function captureNoteOf(metadata: unknown): CaptureNote | undefined {
+function noteOf(
+  metadata: unknown,
+  field: "capture" | "refund"
+): PaymentNote | undefined {
   const record =
     metadata && typeof metadata === "object"
       ? (metadata as Record<string, unknown>).card_service
       : undefined
   return record && typeof record === "object"
-    ? ((record as Record<string, unknown>).capture as CaptureNote | undefined)
+    ? ((record as Record<string, unknown>)[field] as PaymentNote | undefined)
     : undefined
 }
 
+export const captureNoteOf = (metadata: unknown) => noteOf(metadata, "capture")
+export const refundNoteOf = (metadata: unknown) => noteOf(metadata, "refund")
+
 /**
- * Captured card-service payments whose capture is not known final yet,
- * newest first. Refunds and the "no known capture id" case are not
- * followed here (docs/reconciliation.md, "What the sweep cannot know").
+ * Captured card-service payments with something left to learn, newest
+ * first: a capture not known final, or a refund of unknown outcome not yet
+ * shown to the store owner.
  */
 export async function listCapturesToFollow(
   container: MedusaContainer,
@@ -80,113 +105,252 @@ export async function listCapturesToFollow(
       order: { created_at: "DESC" },
     }
   )
-  return (payments as PaymentRow[]).filter(
-    (payment) => !captureNoteOf(payment.metadata)?.final
-  )
+  return (payments as PaymentRow[]).filter((payment) => {
+    if (!captureNoteOf(payment.metadata)?.final) return true
+    const data = parseSessionData(payment.data)
+    const shown = refundNoteOf(payment.metadata)?.references ?? []
+    return (
+      !!data && unknownRefundReferences(data).some((r) => !shown.includes(r))
+    )
+  })
 }
 
 /**
- * Asks the service for the capture's record and notes what changed. The
- * record is the truth (section 3): PENDING is followed until TRANSMITTED or
- * TRXN_ERROR; VOIDED that Medusa never asked for is flagged, not undone.
+ * One sweep's look at a captured payment: a capture booked with no answer
+ * is settled first (lost-follow-ons.ts); a capture with a known id is
+ * followed by its record (section 3): PENDING until TRANSMITTED or
+ * TRXN_ERROR, and a VOIDED that Medusa never asked for is flagged, not
+ * undone; refunds of unknown outcome are shown to the store owner.
  */
-export async function followCapture(
+export async function followPayment(
   container: MedusaContainer,
   payment: PaymentRow,
   now: Date
-): Promise<PaymentAction | null> {
+): Promise<PaymentAction[]> {
   const data = parseSessionData(payment.data)
-  const captureId = data?.capture?.transaction_id
-  if (!data || !captureId) {
-    return null
-  }
+  if (!data) return []
   const provider = cardServiceProvider(container, payment.provider_id)
+  const actions: PaymentAction[] = []
+  let current = payment
+  if (unknownCapture(data)) {
+    const resolved = await settleLostCapture(
+      container,
+      provider,
+      payment,
+      data,
+      now
+    )
+    current = resolved.payment
+    if (resolved.action) actions.push(resolved.action)
+  } else if (
+    data.capture?.transaction_id &&
+    !captureNoteOf(payment.metadata)?.final
+  ) {
+    const action = await followCapture(container, provider, payment, data, now)
+    if (action) actions.push(action)
+  }
+  const refundAction = await noteUnknownRefunds(container, current, data, now)
+  if (refundAction) actions.push(refundAction)
+  return actions
+}
+
+/** What a capture record says, for the store owner; null: not this payment's capture. */
+const CAPTURE_VERDICTS: Record<
+  NonNullable<CaptureNote["capture_status"]>,
+  (
+    id: string,
+    voidedByMedusa: boolean
+  ) => Pick<CaptureNote, "status" | "final" | "attention" | "message">
+> = {
+  PENDING: (id) => ({
+    status: "capture_pending",
+    final: false,
+    attention: false,
+    message: `capture ${id} is pending at the processor`,
+  }),
+  TRANSMITTED: (id) => ({
+    status: "capture_transmitted",
+    final: true,
+    attention: false,
+    message: `capture ${id} was transmitted to the processor`,
+  }),
+  TRXN_ERROR: (id) => ({
+    status: "capture_failed",
+    final: true,
+    attention: true,
+    message: `capture ${id} ended TRXN_ERROR at the processor: the money was not taken; contact the card service or the customer`,
+  }),
+  VOIDED: (id, voidedByMedusa) =>
+    voidedByMedusa
+      ? {
+          status: "capture_voided",
+          final: true,
+          attention: false,
+          message: `capture ${id} is voided, as Medusa asked`,
+        }
+      : {
+          status: "changed_outside_medusa",
+          final: true,
+          attention: true,
+          message: `capture ${id} was voided at the card service, not from Medusa: the order shows it captured but no money will be taken`,
+        },
+}
+
+async function followCapture(
+  container: MedusaContainer,
+  provider: CardServiceProviderService,
+  payment: PaymentRow,
+  data: CardServiceSessionData,
+  now: Date
+): Promise<PaymentAction | null> {
+  const captureId = data.capture?.transaction_id as string
   const record = await provider.client.retrieve(captureId)
-  const previous = captureNoteOf(payment.metadata)
+  const base = { transaction_id: captureId, at: now.toISOString() }
   if (
     record.step !== "CAPTURE" ||
     record.originalTransactionId !== data.transaction_id
   ) {
-    return await note(container, payment, previous, {
+    return await notePayment(container, payment, "capture", {
+      ...base,
       capture_status: record.captureStatus ?? "PENDING",
       status: "changed_outside_medusa",
       final: true,
       attention: true,
       message: `the service's record ${captureId} is not this payment's capture; check it at the card service`,
-      transaction_id: captureId,
-      at: now.toISOString(),
     })
   }
   const voidedByMedusa = data.transactions.some(
     (t) => t.operation === "capture" && t.voided
   )
-  const at = now.toISOString()
-  switch (record.captureStatus) {
-    case "TRANSMITTED":
-      return await note(container, payment, previous, {
-        capture_status: "TRANSMITTED",
-        status: "capture_transmitted",
-        final: true,
-        attention: false,
-        message: `capture ${captureId} was transmitted to the processor`,
-        transaction_id: captureId,
-        at,
-      })
-    case "TRXN_ERROR":
-      return await note(container, payment, previous, {
-        capture_status: "TRXN_ERROR",
-        status: "capture_failed",
-        final: true,
-        attention: true,
-        message: `capture ${captureId} ended TRXN_ERROR at the processor: the money was not taken; contact the card service or the customer`,
-        transaction_id: captureId,
-        at,
-      })
-    case "VOIDED":
-      return await note(container, payment, previous, {
-        capture_status: "VOIDED",
-        status: voidedByMedusa ? "capture_voided" : "changed_outside_medusa",
-        final: true,
-        attention: !voidedByMedusa,
-        message: voidedByMedusa
-          ? `capture ${captureId} is voided, as Medusa asked`
-          : `capture ${captureId} was voided at the card service, not from Medusa: the order shows it captured but no money will be taken`,
-        transaction_id: captureId,
-        at,
-      })
-    default:
-      return await note(container, payment, previous, {
-        capture_status: "PENDING",
-        status: "capture_pending",
-        final: false,
-        attention: false,
-        message: `capture ${captureId} is pending at the processor`,
-        transaction_id: captureId,
-        at,
-      })
+  const status = record.captureStatus ?? "PENDING"
+  return await notePayment(container, payment, "capture", {
+    ...base,
+    capture_status: status,
+    ...CAPTURE_VERDICTS[status](captureId, voidedByMedusa),
+  })
+}
+
+/**
+ * A capture Medusa booked although neither sending was answered: asked once
+ * more, the service captures now or refuses because the lost one acted
+ * (242); either way the payment's data records it and the sweep says so.
+ */
+async function settleLostCapture(
+  container: MedusaContainer,
+  provider: CardServiceProviderService,
+  payment: PaymentRow,
+  data: CardServiceSessionData,
+  now: Date
+): Promise<{ payment: PaymentRow; action: PaymentAction | null }> {
+  const reference = followOnReference(
+    data.session_id,
+    unknownCapture(data)?.key
+  )
+  const resolved = await provider.resolveLostCapture(data)
+  const base = { transaction_id: reference, at: now.toISOString() }
+  if (resolved.outcome !== "captured") {
+    const unknown = resolved.outcome === "unknown"
+    const action = await notePayment(container, payment, "capture", {
+      ...base,
+      status: unknown ? "capture_unconfirmed" : "capture_failed",
+      final: !unknown,
+      attention: !unknown,
+      message: unknown
+        ? `the capture (reference ${reference}) had no answer, and asking again had none either; the next sweep asks again`
+        : `the capture (reference ${reference}) had no answer, and the service now refuses it (${resolved.message}): the order shows it captured but no money was taken`,
+    })
+    return { payment, action }
   }
+  const paymentModule = container.resolve<IPaymentModuleService>(
+    Modules.PAYMENT
+  )
+  // updatePayment writes the row only (no provider call).
+  await paymentModule.updatePayment({
+    id: payment.id,
+    data: resolved.data,
+  } as Parameters<IPaymentModuleService["updatePayment"]>[0])
+  const updated = {
+    ...payment,
+    data: resolved.data as unknown as Record<string, unknown>,
+  }
+  const action = await notePayment(container, updated, "capture", {
+    ...base,
+    ...(resolved.captureId
+      ? {
+          transaction_id: resolved.captureId,
+          capture_status: "PENDING",
+          final: false,
+          message: `the capture's answer was lost and the service had not captured: captured now as ${resolved.captureId}, followed from here`,
+        }
+      : {
+          final: true,
+          message: `the capture's answer was lost; the service confirms the approval is captured (242). Its capture id never arrived, so its settlement cannot be followed: look reference ${reference} up at the card service`,
+        }),
+    status: "capture_confirmed",
+    attention: false,
+  })
+  return { payment: updated, action }
+}
+
+/** Refunds booked with no answer: never sent again; the store owner looks them up. */
+async function noteUnknownRefunds(
+  container: MedusaContainer,
+  payment: PaymentRow,
+  data: CardServiceSessionData,
+  now: Date
+): Promise<PaymentAction | null> {
+  const references = unknownRefundReferences(data)
+  if (!references.length) return null
+  const previous = refundNoteOf(payment.metadata)
+  if (previous && references.every((r) => previous.references?.includes(r))) {
+    return null
+  }
+  return await notePayment(container, payment, "refund", {
+    status: "refund_unknown",
+    final: true,
+    attention: true,
+    references,
+    transaction_id: references[references.length - 1],
+    message: `${references.length} refund(s) had no answer and were not sent again (a repeat could refund twice): look the reference(s) up at the card service; Medusa counts them as refunded`,
+    at: now.toISOString(),
+  })
+}
+
+function cardServiceMetadata(payment: PaymentRow): Record<string, unknown> {
+  const metadata = (payment.metadata ?? {}) as Record<string, unknown>
+  return (metadata.card_service ?? {}) as Record<string, unknown>
 }
 
 /** Writes the note when it says something new; one action per change. */
-async function note(
+async function notePayment(
   container: MedusaContainer,
   payment: PaymentRow,
-  previous: CaptureNote | undefined,
-  next: CaptureNote
+  field: "capture" | "refund",
+  next: PaymentNote
 ): Promise<PaymentAction | null> {
-  if (previous && previous.status === next.status) {
+  const previous = cardServiceMetadata(payment)[field] as
+    PaymentNote | undefined
+  if (
+    previous &&
+    previous.status === next.status &&
+    previous.transaction_id === next.transaction_id
+  ) {
     return null
   }
   const paymentModule = container.resolve<IPaymentModuleService>(
     Modules.PAYMENT
   )
-  const metadata = (payment.metadata ?? {}) as Record<string, unknown>
-  const cardService = (metadata.card_service ?? {}) as Record<string, unknown>
+  const metadata = {
+    ...(payment.metadata ?? {}),
+    card_service: { ...cardServiceMetadata(payment), [field]: next },
+  }
   // updatePayment writes the row only (no provider call); its DTO type
   // names fewer columns than the model has.
   await paymentModule.updatePayment({
     id: payment.id,
-    metadata: { ...metadata, card_service: { ...cardService, capture: next } },
+    metadata,
   } as Parameters<IPaymentModuleService["updatePayment"]>[0])
+  // The row as written, for a second note in the same sweep.
+  payment.metadata = metadata
   return { payment_id: payment.id, status: next.status, message: next.message }
 }

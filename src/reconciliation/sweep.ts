@@ -17,7 +17,7 @@ import {
 } from "../checkout/settle-payment"
 import type CardServiceProviderService from "../providers/card-service/service"
 import {
-  followCapture,
+  followPayment,
   listCapturesToFollow,
   type PaymentAction,
 } from "./payment-followups"
@@ -105,18 +105,20 @@ export async function sweepCardServicePayments(
     const work = [
       ...sessions.map((session) => ({
         id: session.id,
-        run: () => sweepSession(container, provider, session, now),
+        run: async () => {
+          const action = await sweepSession(container, provider, session, now)
+          return action ? [action] : []
+        },
       })),
       ...payments.map((payment) => ({
         id: payment.id,
-        run: () => followCapture(container, payment, now),
+        run: () => followPayment(container, payment, now),
       })),
     ]
     for (const item of work) {
       result.examined += 1
       try {
-        const action = await item.run()
-        if (action) {
+        for (const action of await item.run()) {
           result.actions.push(action)
           logger.info(
             `card-service reconcile: ${item.id} ${action.status}: ${action.message}`
@@ -176,6 +178,7 @@ async function sweepGoneSessions(
   const paymentModule = container.resolve<IPaymentModuleService>(
     Modules.PAYMENT
   )
+  const logger = container.resolve<Logger>(ContainerRegistrationKeys.LOGGER)
   const collections = await paymentModule.listPaymentCollections(
     {
       updated_at: {
@@ -196,29 +199,34 @@ async function sweepGoneSessions(
     const done: string[] = []
     for (const sessionId of sessionIds) {
       const session = existing.find((s) => s.id === sessionId)
-      if (session) {
-        // Settled (or its hint answered): the session pass needs no copy.
-        if (
-          session.status === "authorized" ||
-          !notesOf(session.metadata).hint
-        ) {
-          done.push(sessionId)
-        }
+      const transactionId = hints[sessionId].transaction_id
+      if (session && session.status !== "authorized") {
+        // Still open: the session pass settles its hint; the copy goes once it is answered.
+        if (!notesOf(session.metadata).hint) done.push(sessionId)
         continue
       }
-      const outcome = await settlePayment(container, sessionId, {
-        transactionId: hints[sessionId].transaction_id,
-        source: "sweep",
-      })
+      // Gone (the cart changed, or was paid another way), or authorized: a
+      // hint naming another approval of an order's session (a second tab
+      // paid while the service was down) is money no order takes either.
+      // settlePayment checks the transaction is this session's and reverses it.
+      let outcome: SettleOutcome
+      try {
+        outcome = await settlePayment(container, sessionId, {
+          transactionId,
+          source: "sweep",
+        })
+      } catch (error) {
+        if (isServiceDown(error)) throw error
+        // A reversal with no answer (twice) is asked again next sweep, when
+        // 237 says the first one acted: the hint stays until it is settled.
+        logger.error(
+          `card-service reconcile: ${sessionId} could not be released: ${(error as Error).message}`
+        )
+        continue
+      }
       done.push(sessionId)
-      actions.push({
-        session_id: sessionId,
-        status: outcome.kind === "released" ? "released" : "failed",
-        message:
-          outcome.kind === "released"
-            ? `the cart changed before transaction ${hints[sessionId].transaction_id} was verified; the approval was reversed`
-            : `transaction ${hints[sessionId].transaction_id} of a deleted session is not this store's approval; nothing reversed`,
-      })
+      const action = hintAction(sessionId, transactionId, outcome, !!session)
+      if (action) actions.push(action)
     }
     if (done.length) {
       await updateCollectionHints(container, collection.id, (current) => {
@@ -229,6 +237,36 @@ async function sweepGoneSessions(
     }
   }
   return actions
+}
+
+/** What settling a collection's hint did, for the log and the sweep's result. */
+function hintAction(
+  sessionId: string,
+  transactionId: string,
+  outcome: SettleOutcome,
+  sessionExists: boolean
+): SessionAction | null {
+  if (sessionExists) {
+    // The order's own transaction, or nothing of this session: nothing to say.
+    return outcome.kind === "order" && outcome.secondPaymentReleased
+      ? {
+          session_id: sessionId,
+          status: "released",
+          message: `the order keeps its payment; a second approval ${transactionId}, reported while the service was down, was reversed`,
+        }
+      : null
+  }
+  return outcome.kind === "released"
+    ? {
+        session_id: sessionId,
+        status: "released",
+        message: `the cart changed or was paid another way before transaction ${transactionId} was verified; the approval was reversed`,
+      }
+    : {
+        session_id: sessionId,
+        status: "failed",
+        message: `transaction ${transactionId} of a deleted session is not this store's approval; nothing reversed`,
+      }
 }
 
 async function sweepSession(

@@ -21,7 +21,6 @@ jest.setTimeout(12 * 60_000)
 const ROOT = path.resolve(__dirname, "..", "..")
 const SHOTS = path.join(ROOT, "test-results")
 
-
 describe("admin screens of the card service", () => {
   let demo: ChildProcess | undefined
   let dataDir: string
@@ -73,7 +72,8 @@ describe("admin screens of the card service", () => {
     // Another site: the backend's host by another name (localhost and
     // 127.0.0.1 are different sites to the browser).
     const backend = new URL(ready.backend)
-    const attackerHost = backend.hostname === "localhost" ? "127.0.0.1" : "localhost"
+    const attackerHost =
+      backend.hostname === "localhost" ? "127.0.0.1" : "localhost"
     const attacker = http.createServer((_req, res) => {
       res.setHeader("Content-Type", "text/html")
       res.end(
@@ -81,10 +81,14 @@ describe("admin screens of the card service", () => {
           `<input name="provider_id" value="pp_card-service_card-service"></form><script>document.forms[0].submit()</script>`
       )
     })
-    await new Promise<void>((resolve) => attacker.listen(0, attackerHost, resolve))
+    await new Promise<void>((resolve) =>
+      attacker.listen(0, attackerHost, resolve)
+    )
     try {
       const { port } = attacker.address() as { port: number }
-      const answer = page.waitForResponse((r) => r.url().includes("/admin/card-service/test-connection"))
+      const answer = page.waitForResponse((r) =>
+        r.url().includes("/admin/card-service/test-connection")
+      )
       await page.goto(`http://${attackerHost}:${port}/`)
       const response = await answer
       const sent = await response.request().allHeaders()
@@ -94,11 +98,17 @@ describe("admin screens of the card service", () => {
       expect(response.status()).toBe(403)
       // JSON only, also with a token: a form body is 415.
       const token = await adminToken(ready)
-      const formBody = await fetch(`${ready.backend}/admin/card-service/test-connection`, {
-        method: "POST",
-        headers: { "Content-Type": "application/x-www-form-urlencoded", Authorization: `Bearer ${token}` },
-        body: "provider_id=pp_card-service_card-service",
-      })
+      const formBody = await fetch(
+        `${ready.backend}/admin/card-service/test-connection`,
+        {
+          method: "POST",
+          headers: {
+            "Content-Type": "application/x-www-form-urlencoded",
+            Authorization: `Bearer ${token}`,
+          },
+          body: "provider_id=pp_card-service_card-service",
+        }
+      )
       expect(formBody.status).toBe(415)
     } finally {
       attacker.close()
@@ -212,7 +222,95 @@ describe("admin screens of the card service", () => {
     const after = await cardServicePayment(ready, token, orderId)
     expect(after.data.refunded_amount).toBe(0)
   })
+
+  it("shows a refund whose answer was lost, with its age, the action needed and its reference, and the capture the sweep confirmed", async () => {
+    const shopper = await browser!.newPage()
+    const orderId = await buyWithChallengeCard(shopper, ready)
+    await shopper.close()
+    const token = await adminToken(ready)
+    const payment = await cardServicePayment(ready, token, orderId)
+    // The sandbox in the demo's own process, driven over its /_sandbox/ controls:
+    // the capture and its one repeat go unanswered, then the refund does.
+    await sandboxFault(ready, { type: "destroy", count: 2, path: "/capture" })
+    await adminPost(ready, token, `/admin/payments/${payment.id}/capture`, {})
+    await sandboxFault(ready, { type: "destroy", path: "/refund" })
+    await adminPost(ready, token, `/admin/payments/${payment.id}/refund`, {
+      amount: 10,
+    })
+    const refundId = (
+      await cardServicePayment(ready, token, orderId)
+    ).data.transactions.find((t: any) => t.operation === "refund").key
+    const page = await browser!.newPage({
+      viewport: { width: 1440, height: 1000 },
+    })
+    await logIn(page, ready)
+    await page.goto(`${ready.admin}/settings/card-service`)
+    const list = page.getByTestId("card-service-attention")
+    await list.waitFor({ timeout: 60_000 })
+    const refundRow = list
+      .getByTestId("reconcile-entry")
+      .filter({ hasText: "refund unknown" })
+      .filter({ hasText: payment.id })
+    // The store owner sweeps now (the demo's own per-minute run may hold
+    // the lock; the button then says so and is pressed again).
+    await eventually(async () => {
+      await list.getByRole("button", { name: "Sweep now" }).click()
+      await list.getByTestId("card-service-sweep-result").waitFor()
+      await page.waitForTimeout(500)
+      return (await refundRow.count()) > 0
+    })
+    await refundRow.waitFor({ timeout: 30_000 })
+    const refundText = (await refundRow.textContent()) ?? ""
+    expect(refundText).toContain("Action needed")
+    expect(refundText).toMatch(/payment pay_\w+, \d+ min ago/)
+    expect(refundText).toContain("were not sent again")
+    expect(refundText).toContain(`Look up at the card service: ${refundId}`)
+    const captureRow = list
+      .getByTestId("reconcile-entry")
+      .filter({ hasText: "capture confirmed" })
+      .filter({ hasText: payment.id })
+    expect(await captureRow.textContent()).toContain("Action taken")
+    // Cases that need action come first.
+    expect(
+      await list.getByTestId("reconcile-entry").first().textContent()
+    ).toContain("Action needed")
+    expect(await list.getByText(/^\d+ open$/).textContent()).not.toBe("0 open")
+    const check = await wcagCheck(page, [
+      "[data-testid=card-service-attention]",
+    ])
+    expect(check.violations).toEqual([])
+    await page.screenshot({
+      path: path.join(SHOTS, "admin-needs-attention.png"),
+      fullPage: true,
+    })
+
+    // The order widget shows the same for its payment.
+    await page.goto(`${ready.admin}/orders/${orderId}`)
+    const sweep = page.getByTestId("card-service-sweep")
+    await sweep.waitFor({ timeout: 60_000 })
+    await sweep.getByText("refund unknown").waitFor()
+    await sweep.getByText("capture confirmed").waitFor()
+  })
 })
+
+/** One fault for the demo's sandbox, through its loopback control endpoint. */
+async function sandboxFault(ready: Ready, fault: Record<string, unknown>) {
+  const response = await fetch(`${ready.sandbox}/_sandbox/faults`, {
+    method: "POST",
+    headers: { "Content-Type": "application/json" },
+    body: JSON.stringify(fault),
+  })
+  expect(response.status).toBe(200)
+}
+
+async function eventually(check: () => Promise<boolean>, timeoutMs = 60_000) {
+  const until = Date.now() + timeoutMs
+  while (!(await check())) {
+    if (Date.now() > until)
+      throw new Error("the sweep did not note the payment in time")
+    await new Promise((resolve) => setTimeout(resolve, 1000))
+  }
+}
 
 /** The demo storefront's path: checkout, hosted payment page, 3DS challenge passed. */
 async function buyWithChallengeCard(page: Page, ready: Ready): Promise<string> {
@@ -310,7 +408,3 @@ async function cardServicePayment(
   expect(payment.provider_id).toBe("pp_card-service_card-service")
   return payment
 }
-
-
-
-

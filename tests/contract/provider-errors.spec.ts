@@ -144,22 +144,39 @@ describe("each reason-code category reaches Medusa as a MedusaError with a fitti
     expect(env.logger.lines.join("\n")).not.toContain(wrongSecret)
   })
 
-  it("indeterminate: a refund whose answer was lost says the outcome is unknown", async () => {
+  it("indeterminate: a refund whose answer was lost is booked as unknown and never sent again", async () => {
     const provider = env.provider()
     const { data } = await authorizedPayment(provider)
     const captured = (await capture(provider, data)).data
     env.sandbox.injectFault({ type: "destroy", path: "/refund" })
-    const error = remember(
-      await errorOf(
-        provider.refundPayment({
-          data: captured,
+    const refund = () =>
+      provider.refundPayment({
+        data: captured,
+        amount: 10,
+        context: { idempotency_key: "ref_1" },
+      } as any)
+    const booked = (await refund()).data as CardServiceSessionData
+    remember(booked)
+    expect(booked.refunded_amount).toBe(10)
+    expect(booked.transactions.at(-1)).toMatchObject({
+      operation: "refund",
+      decision: "UNKNOWN",
+      key: "ref_1",
+    })
+    // Medusa asking again with the same key sends nothing.
+    expect(
+      (
+        await provider.refundPayment({
+          data: booked,
           amount: 10,
           context: { idempotency_key: "ref_1" },
         } as any)
-      )
-    )
-    expect(error.type).toBe(MedusaError.Types.UNEXPECTED_STATE)
-    expect(error.message).toMatch(/unknown/)
+      ).data
+    ).toEqual(booked)
+    expect(
+      env.sandbox.transactions().filter((r) => r.step === "REFUND")
+    ).toHaveLength(1)
+    expect(env.logger.lines.join("\n")).toMatch(/not sent again/)
   })
 })
 

@@ -132,6 +132,65 @@ describe("capturePayment", () => {
     expect(successful("CAPTURE", transactionId)).toHaveLength(1)
   })
 
+  it("books a capture with no answer twice as unknown, which resolveLostCapture settles from the 242 refusal", async () => {
+    const { data, transactionId } = await authorizedPayment()
+    env.sandbox.injectFault({ type: "destroy", count: 2, path: "/capture" })
+
+    const booked = await capture(data)
+
+    expect(booked.state).toBe("captured")
+    expect(booked.capture).toEqual({
+      transaction_id: null,
+      amount: data.amount,
+    })
+    expect(booked.transactions.at(-1)).toMatchObject({
+      operation: "capture",
+      decision: "UNKNOWN",
+    })
+    const resolved = await provider.resolveLostCapture(booked)
+    expect(resolved).toMatchObject({ outcome: "captured", captureId: null })
+    expect(successful("CAPTURE", transactionId)).toHaveLength(1)
+    expect(
+      followOns(env.sandbox, "CAPTURE", transactionId).map((r) => r.reasonCode)
+    ).toEqual(["100", "242", "242"])
+  })
+
+  it("resolveLostCapture captures when the lost capture never acted, and reports a refusal", async () => {
+    const first = await authorizedPayment()
+    const unknown = (d: any) => ({
+      ...d,
+      state: "captured",
+      capture: { transaction_id: null, amount: d.amount },
+      transactions: [
+        ...d.transactions,
+        {
+          transaction_id: null,
+          operation: "capture",
+          decision: "UNKNOWN",
+          reason_code: null,
+          amount: d.amount,
+          at: new Date().toISOString(),
+          key: "cap_1",
+        },
+      ],
+    })
+    const captured = await provider.resolveLostCapture(unknown(first.data))
+    expect(captured).toMatchObject({ outcome: "captured" })
+    const captureId = (captured as any).captureId
+    expect(captureId).toEqual(
+      successful("CAPTURE", first.transactionId)[0].transactionId
+    )
+
+    const second = await authorizedPayment()
+    await provider.cancelPayment({ data: second.data } as any)
+    expect(
+      await provider.resolveLostCapture(unknown(second.data))
+    ).toMatchObject({
+      outcome: "refused",
+      message: expect.stringContaining("237"),
+    })
+  })
+
   it("reports a capture that failed before it reached the service, and a retry then captures once", async () => {
     const { data, transactionId } = await authorizedPayment()
     env.sandbox.injectFault({ type: "status", status: 503, path: "/capture" })
@@ -233,7 +292,9 @@ describe("refundPayment", () => {
       // Section 3: a voided capture leaves the authorization standing; it is released.
       ["reversal", false],
     ])
-    expect(successful("REVERSAL", data.transaction_id as string)).toHaveLength(1)
+    expect(successful("REVERSAL", data.transaction_id as string)).toHaveLength(
+      1
+    )
   })
 
   it("takes a repeat of the whole refund that became a void as done", async () => {

@@ -65,6 +65,52 @@ describe("bin/card-service-sandbox.js", () => {
     expect(code).toBe(0)
   })
 
+  it("takes start-up callback knobs and one fault, checked as the /_sandbox/ endpoints check them", async () => {
+    const ready = await start([
+      "--callback-knobs",
+      '{"drop":true,"retries":0}',
+      "--fault",
+      '{"type":"status","status":503,"path":"/authorize"}',
+    ])
+    const headers = {
+      clientCode: "sandbox-client",
+      clientSecret: "sandbox-secret",
+    }
+    const first = await call(ready.url, "GET", "/authorize", { headers })
+    const second = await call(ready.url, "GET", "/authorize", { headers })
+    expect([first.status, second.status]).toEqual([503, 200])
+    // The start-up knobs are what a reset comes back to.
+    const json = { "content-type": "application/json" }
+    await call(ready.url, "POST", "/_sandbox/reset", {
+      headers: json,
+      body: "{}",
+    })
+    const knobs = await call(ready.url, "POST", "/_sandbox/callback-knobs", {
+      headers: json,
+      body: "{}",
+    })
+    expect(knobs.json.callbackKnobs).toMatchObject({
+      drop: true,
+      retries: 0,
+    })
+  })
+
+  it.each([
+    ["--callback-knobs", '{"drop":"yes"}', /drop must be true or false/],
+    ["--callback-knobs", "{drop}", /must be JSON/],
+    ["--fault", '{"type":"status","status":418}', /status/],
+  ])(
+    "refuses %s %s with exit code 2, naming the problem",
+    async (flag, value, message) => {
+      child = spawn(process.execPath, [BIN, flag, value], { stdio: "pipe" })
+      let stderr = ""
+      child.stderr!.on("data", (chunk) => (stderr += chunk))
+      const [code] = await once(child, "exit")
+      expect(code).toBe(2)
+      expect(stderr).toMatch(message)
+    }
+  )
+
   it("refuses an unknown option with exit code 2", async () => {
     child = spawn(process.execPath, [BIN, "--colour", "blue"], {
       stdio: "pipe",

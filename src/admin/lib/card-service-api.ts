@@ -8,6 +8,7 @@ import type {
   PaymentTransactionsResponse,
   ReconciliationResponse,
   SettingsResponse,
+  SweepRunResponse,
   TestConnectionResponse,
   VoidResponse,
 } from "../../api/admin/card-service/response-types"
@@ -43,6 +44,20 @@ export function useReconciliation(paymentId?: string) {
         "/admin/card-service/reconciliation",
         paymentId ? { query: { payment_id: paymentId } } : {}
       ),
+  })
+}
+
+/** Runs one sweep now (the job's lock and backoff); the lists are fetched again after. */
+export function useRunSweep() {
+  const queryClient = useQueryClient()
+  return useMutation({
+    mutationFn: () =>
+      sdk.client.fetch<SweepRunResponse>("/admin/card-service/reconciliation", {
+        method: "POST",
+        body: {},
+      }),
+    onSettled: () =>
+      queryClient.invalidateQueries({ queryKey: keys.reconciliation }),
   })
 }
 

@@ -13,12 +13,12 @@ import {
   usePrompt,
 } from "@medusajs/ui"
 import { LoadError } from "../components/load-error"
+import { SweepNotes } from "../components/needs-attention"
 import { SectionRow } from "../components/section-row"
 import {
   errorText,
   formatMoney,
   usePaymentTransactions,
-  useReconciliation,
   useVoidTransaction,
   type TransactionRow,
 } from "../lib/card-service-api"
@@ -45,36 +45,6 @@ const CardServiceOrderWidget = ({
         <PaymentPanel key={payment.id} paymentId={payment.id} />
       ))}
     </>
-  )
-}
-
-/** What the reconciliation sweep did to this payment (docs/reconciliation.md). */
-function SweepNotes({ paymentId }: { paymentId: string }) {
-  const { data } = useReconciliation(paymentId)
-  const entries = data?.entries ?? []
-  if (entries.length === 0) return null
-  return (
-    <div
-      className="flex flex-col gap-2 px-6 py-4"
-      data-testid="card-service-sweep"
-    >
-      {entries.map((entry) => (
-        <div key={`${entry.kind}-${entry.id}`} className="flex flex-col gap-1">
-          <div className="flex items-center gap-2">
-            <StatusBadge color={entry.needs_action ? "orange" : "green"}>
-              {entry.needs_action ? "Needs attention" : "Reconciled"}
-            </StatusBadge>
-            <Text size="small" weight="plus">
-              {entry.status.replace(/_/g, " ")}
-            </Text>
-            <Text size="small" className="text-ui-fg-subtle">
-              {new Date(entry.noted_at).toLocaleString()}
-            </Text>
-          </div>
-          <Text size="small">{entry.message}</Text>
-        </div>
-      ))}
-    </div>
   )
 }
 

@@ -41,6 +41,11 @@ export type FollowOnSend<T> = {
   logger: Logger
   /** Logged before the second sending, where the store owner should see it. */
   noAnswerWarning?: string
+  /**
+   * The session when the second sending had no answer either: recorded as
+   * unknown for the reconciliation sweep to settle. Without it, that throws.
+   */
+  stillUnknown?: () => T
 }
 
 /**
@@ -58,6 +63,7 @@ export async function sendFollowOn<T>({
   operation,
   logger,
   noAnswerWarning,
+  stillUnknown,
 }: FollowOnSend<T>): Promise<T> {
   try {
     return done(await send())
@@ -70,6 +76,12 @@ export async function sendFollowOn<T>({
     } catch (retryError) {
       if (isReason(retryError, doneCodes)) {
         return alreadyDone(retryError.reasonCode, true)
+      }
+      if (stillUnknown && isIndeterminate(retryError)) {
+        logger.warn(
+          `card-service: the ${operation} had no answer twice; recorded as unknown for the reconciliation sweep`
+        )
+        return stillUnknown()
       }
       throw toMedusaError(retryError, operation, logger)
     }

@@ -11,9 +11,13 @@ import {
 import type { AmountInput } from "../../lib/money"
 import type { OperationResult } from "../../lib/wire-schemas"
 import type { ApprovalReversal } from "./approval-reversal"
-import { isReason, toMedusaError } from "./error-mapping"
+import { isIndeterminate, isReason, toMedusaError } from "./error-mapping"
 import { followOnFields, sendFollowOn } from "./follow-on-request"
-import { appendLogEntry, type CardServiceSessionData } from "./session-data"
+import {
+  appendLogEntry,
+  logEntry,
+  type CardServiceSessionData,
+} from "./session-data"
 
 /** Section 7, 242: the authorization is already used by a capture. */
 const ALREADY_CAPTURED = new Set(["242"])
@@ -50,7 +54,8 @@ export class FollowOns {
       originalTransactionId: session.transaction_id as string,
     }
     const captured = (
-      result: CaptureAnswer | null
+      result: CaptureAnswer | null,
+      decision: "ACCEPT" | "UNKNOWN" = "ACCEPT"
     ): CardServiceSessionData => ({
       ...session,
       state: "captured",
@@ -61,8 +66,9 @@ export class FollowOns {
       transactions: appendLogEntry(session, {
         transaction_id: result?.transactionId ?? null,
         operation: "capture",
-        decision: "ACCEPT",
-        reason_code: result?.reasonCode ?? "242",
+        decision,
+        reason_code:
+          decision === "UNKNOWN" ? null : (result?.reasonCode ?? "242"),
         amount: session.amount,
         key,
       }),
@@ -80,6 +86,9 @@ export class FollowOns {
       operation: "capture",
       logger: this.logger_,
       noAnswerWarning: `card-service: capture of session ${session.session_id} had no answer; asking the service again`,
+      // No answer twice: Medusa books the capture (so nobody captures again
+      // by hand) and the sweep settles it (lost-follow-ons.ts).
+      stillUnknown: () => captured(null, "UNKNOWN"),
     })
   }
 
@@ -99,7 +108,7 @@ export class FollowOns {
       (t) =>
         (t.operation === "refund" || t.operation === "void") &&
         t.key === key &&
-        t.decision === "ACCEPT"
+        t.decision !== "REJECT"
     )
     if (key && done) return session
     const capture = session.capture
@@ -139,7 +148,34 @@ export class FollowOns {
           capture.transaction_id ?? (session.transaction_id as string),
       })
     } catch (error) {
-      throw toMedusaError(error, "refund", this.logger_)
+      if (!isIndeterminate(error)) {
+        throw toMedusaError(error, "refund", this.logger_)
+      }
+      // Sent, no answer: it may have acted. A refund is never sent again
+      // (nothing at the service refuses a second one), so it is booked as
+      // unknown: Medusa counts it, and the sweep shows it to the store owner
+      // with its reference to look up (lost-follow-ons.ts).
+      this.logger_.warn(
+        `card-service: refund ${key ?? ""} of session ${session.session_id} had no answer; recorded as unknown, not sent again`
+      )
+      return withRefunded(
+        {
+          ...session,
+          transactions: [
+            ...session.transactions,
+            logEntry({
+              transaction_id: null,
+              operation: "refund",
+              decision: "UNKNOWN",
+              reason_code: null,
+              amount: refundAmount,
+              key,
+            }),
+          ],
+        },
+        session,
+        refundAmount
+      )
     }
     return withRefunded(
       {

@@ -32,6 +32,7 @@ import { ApprovalReversal } from "./approval-reversal"
 import { Authorization, tampered } from "./authorization"
 import { FollowOns } from "./follow-ons"
 import { MedusaSessionTerms } from "./medusa-session-terms"
+import { type LostCapture, resolveLostCapture } from "./lost-follow-ons"
 import { CardServiceOptions, parseOptions, serviceBaseUrl } from "./options"
 import { OrphanRelease } from "./orphan-release"
 import { allowedReturnUrl, returnTarget } from "./return-url"
@@ -301,6 +302,13 @@ export default class CardServiceProviderService extends AbstractPaymentProvider<
     transactionId: string
   ): Promise<boolean> {
     return this.orphans_.releaseOrphanedApproval(sessionId, transactionId)
+  }
+
+  /** For the reconciliation sweep: a capture booked with no answer (lost-follow-ons.ts). */
+  async resolveLostCapture(
+    session: CardServiceSessionData
+  ): Promise<LostCapture> {
+    return resolveLostCapture(this.followOns_, session)
   }
 
   /** A fresh reference for one payment attempt of a session (merchant-reference.ts). */

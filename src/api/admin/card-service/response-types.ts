@@ -136,7 +136,7 @@ export type ReconcileEntry = {
   kind: "session" | "payment"
   /** payses_... or pay_... */
   id: string
-  /** order_created, released, failed, outcome_unknown, capture_pending, capture_transmitted, capture_failed, capture_voided, changed_outside_medusa */
+  /** order_created, released, failed, outcome_unknown, capture_pending, capture_transmitted, capture_failed, capture_voided, capture_unconfirmed, capture_confirmed, refund_unknown, changed_outside_medusa */
   status: string
   message: string
   /** merchantReferenceCodes or transaction ids to look up at the service. */
@@ -148,3 +148,19 @@ export type ReconcileEntry = {
 }
 
 export type ReconciliationResponse = { entries: ReconcileEntry[] }
+
+/** POST /admin/card-service/reconciliation: one sweep, run now. */
+export type SweepRunResponse =
+  | { ran: false }
+  | {
+      ran: true
+      examined: number
+      /** One per thing the sweep did or found (a session's or a payment's). */
+      actions: {
+        session_id?: string
+        payment_id?: string
+        status: string
+        message: string
+      }[]
+      serviceDown: boolean
+    }

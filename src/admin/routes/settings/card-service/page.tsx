@@ -12,13 +12,12 @@ import {
 } from "@medusajs/ui"
 import { Link } from "react-router-dom"
 import { LoadError } from "../../../components/load-error"
+import { NeedsAttention } from "../../../components/needs-attention"
 import { SectionRow } from "../../../components/section-row"
 import {
   errorText,
   useCardServiceSettings,
-  useReconciliation,
   useTestConnection,
-  type ReconcileEntry,
   type ProviderSettings,
   type RegionLink,
 } from "../../../lib/card-service-api"
@@ -68,82 +67,6 @@ const CardServiceSettingsPage = () => {
       ))}
     </div>
   )
-}
-
-/**
- * What the reconciliation sweep found: cases the store owner must act on
- * first (outcome unknown, a failed capture, a change made at the service),
- * then what it settled, each with its age and references to look up.
- */
-function NeedsAttention() {
-  const { data, error, refetch } = useReconciliation()
-  const entries = data?.entries ?? []
-  const open = entries.filter((entry) => entry.needs_action).length
-  return (
-    <Container className="divide-y p-0">
-      <div className="flex items-center justify-between px-6 py-4">
-        <Heading level="h2">Needs attention</Heading>
-        <Badge size="2xsmall" color={open ? "orange" : "green"}>
-          {open} open
-        </Badge>
-      </div>
-      {error ? (
-        <div className="px-6 py-4">
-          <LoadError onRetry={() => refetch()}>
-            Could not load the reconciliation list: {errorText(error)}
-          </LoadError>
-        </div>
-      ) : entries.length === 0 ? (
-        <Text size="small" className="text-ui-fg-subtle px-6 py-4">
-          The reconciliation sweep has found nothing to report.
-        </Text>
-      ) : (
-        entries.map((entry) => (
-          <AttentionRow key={`${entry.kind}-${entry.id}`} entry={entry} />
-        ))
-      )}
-    </Container>
-  )
-}
-
-function AttentionRow({ entry }: { entry: ReconcileEntry }) {
-  return (
-    <div
-      className="flex flex-col gap-1 px-6 py-3"
-      data-testid="reconcile-entry"
-    >
-      <div className="flex items-center gap-2">
-        <StatusBadge color={entry.needs_action ? "orange" : "green"}>
-          {entry.needs_action ? "Action needed" : "Action taken"}
-        </StatusBadge>
-        <Text size="small" weight="plus">
-          {entry.status.replace(/_/g, " ")}
-        </Text>
-        <Text size="small" className="text-ui-fg-subtle">
-          {entry.kind} <Code>{entry.id}</Code>, {formatAge(entry.age_ms)} ago
-        </Text>
-      </div>
-      <Text size="small">{entry.message}</Text>
-      {entry.references.length > 0 && (
-        <Text size="small" className="text-ui-fg-subtle">
-          Look up at the card service:{" "}
-          {entry.references.map((reference) => (
-            <span key={reference} className="mr-2">
-              <Code>{reference}</Code>
-            </span>
-          ))}
-        </Text>
-      )}
-    </div>
-  )
-}
-
-function formatAge(ms: number): string {
-  const minutes = Math.floor(ms / 60_000)
-  if (minutes < 60) return `${minutes} min`
-  const hours = Math.floor(minutes / 60)
-  if (hours < 48) return `${hours} h`
-  return `${Math.floor(hours / 24)} days`
 }
 
 function ProviderSection({ provider }: { provider: ProviderSettings }) {

@@ -3,7 +3,11 @@ import type {
   MedusaResponse,
 } from "@medusajs/framework/http"
 import { reconcileEntries } from "../../../../reconciliation/attention-list"
-import type { ReconciliationResponse } from "../response-types"
+import { runReconcileSweep } from "../../../../jobs/card-service-reconcile"
+import type {
+  ReconciliationResponse,
+  SweepRunResponse,
+} from "../response-types"
 
 /**
  * GET /admin/card-service/reconciliation - what the sweep found and did
@@ -25,4 +29,23 @@ export async function GET(
   const entries = await reconcileEntries(req.scope, new Date(), paymentId)
   res.setHeader("Cache-Control", "no-store")
   res.json({ entries } satisfies ReconciliationResponse)
+}
+
+/**
+ * POST /admin/card-service/reconciliation - runs one sweep now, as the
+ * scheduled job would (same lock, same backoff). `ran: false` when another
+ * sweep holds the lock (on this or another instance) or the service was
+ * down too recently; otherwise what the sweep did.
+ */
+export async function POST(
+  req: AuthenticatedMedusaRequest,
+  res: MedusaResponse
+) {
+  const result = await runReconcileSweep(req.scope)
+  res.setHeader("Cache-Control", "no-store")
+  res.json(
+    (result
+      ? { ran: true, ...result }
+      : { ran: false }) satisfies SweepRunResponse
+  )
 }
