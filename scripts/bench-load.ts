@@ -15,6 +15,7 @@
  * one instance, a Redis restart).
  */
 import { startCluster, Cluster } from "./lib/load-cluster"
+import { measureSplit, splitLines } from "./lib/load-split"
 import {
   audit,
   Audit,
@@ -133,6 +134,7 @@ function report(
     `  also: orders without a capture ${counts.ordersWithoutCapture}, callback copies never delivered ${counts.undeliveredCallbacks}`,
     `  sessions whose callbacks and return reached both instances: ${spread(cluster, run)} of ${side(run, "card").n}`,
     ...extra.map((line) => `  ${line}`),
+    ...splitLines(measureSplit(cluster, run.results)).map((line) => `  ${line}`),
   ]
   const errors = [
     ...new Set(run.results.filter((r) => !r.ok).map((r) => r.error)),

@@ -31,6 +31,12 @@ export type CheckoutResult = {
   error?: string
   /** Store calls a shopper had to repeat (an instance died under them). */
   retries: number
+  /**
+   * Card service: wall-clock moments (ms since the epoch, the sandbox's clock)
+   * of the form post, the service's 303, the return's 303 and the order, for
+   * the split of where the time went (load-split.ts).
+   */
+  marks?: { posted: number; redirected: number; returned: number; ordered: number }
 }
 
 type Catalog = { variantId: string; shippingOptionId?: string }
@@ -167,6 +173,7 @@ export function storeClient(cluster: Cluster) {
         cardExpirationYear: String(new Date().getUTCFullYear() + 3),
       }
       const started = performance.now()
+      const postedAt = Date.now()
       const posted = await request(form.action, {
         method: "POST",
         headers: NAVIGATION_HEADERS,
@@ -174,6 +181,7 @@ export function storeClient(cluster: Cluster) {
         headersTimeout: 60_000,
       })
       await posted.body.dump()
+      const redirectedAt = Date.now()
       const serviceLocation = String(posted.headers.location ?? "")
       if (
         posted.statusCode !== 303 ||
@@ -204,11 +212,18 @@ export function storeClient(cluster: Cluster) {
         )
         break
       }
+      const returnedAt = Date.now()
       if (status !== "paid") {
         // Pending: the storefront would poll; the order must still come.
         await waitForOrder(cluster, cartId, 30_000)
       }
       result.ms = performance.now() - started
+      result.marks = {
+        posted: postedAt,
+        redirected: redirectedAt,
+        returned: returnedAt,
+        ordered: Date.now(),
+      }
       // The service's late copy, after the shopper is back in the shop.
       const late = await request(
         `${cluster.proxyUrl}/card-service/callback/${sessionId}/`,

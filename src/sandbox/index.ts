@@ -11,6 +11,7 @@ export type {
 export type { CallbackDelivery, CallbackKnobs } from "./callback-delivery"
 export { DEFAULT_CALLBACK_KNOBS } from "./callback-delivery"
 export type { FaultSpec } from "./fault-knobs"
+export type { SandboxRequest } from "./request-log"
 export type {
   TransactionRecord,
   CaptureStatus,

@@ -9,6 +9,7 @@ import {
 import { brandOfNumber } from "./card-rules"
 import { FaultQueue, FaultSpec } from "./fault-knobs"
 import { approvedAmount } from "./payment-result"
+import { RequestLog, SandboxRequest } from "./request-log"
 import { SandboxContext } from "./sandbox-context"
 import {
   DEFAULT_CREDENTIALS,
@@ -39,6 +40,7 @@ export class SandboxTestControls {
   challengeTtlMs: number
 
   protected readonly context: SandboxContext
+  protected readonly requestLog = new RequestLog()
   private readonly knobsByReference = new Map<string, Partial<CallbackKnobs>>()
   private readonly defaultCallbackFormat: "json" | "form"
   private clockBase: () => number
@@ -142,6 +144,11 @@ export class SandboxTestControls {
     return tx ? store.toRecord(tx) : undefined
   }
 
+  /** When the sandbox recorded a transaction (its clock, ms), e.g. when a capture was accepted. */
+  recordedAt(transactionId: string): number | undefined {
+    return this.context.store.get(transactionId)?.createdAt
+  }
+
   /** Every callback attempt (and drop), in order, with the status the merchant answered. */
   callbacks(): CallbackDelivery[] {
     return [...this.context.dispatcher.deliveries]
@@ -157,6 +164,11 @@ export class SandboxTestControls {
         ? (d: CallbackDelivery[]) => d.length >= countOrPredicate
         : countOrPredicate
     return this.context.dispatcher.waitFor(predicate, timeoutMs)
+  }
+
+  /** The requests the sandbox received (newest 20,000), oldest first: method, path, timings, status. */
+  requests(): SandboxRequest[] {
+    return this.requestLog.all()
   }
 
   // Set-up --------------------------------------------------------------
@@ -237,5 +249,6 @@ export class SandboxTestControls {
     this.context.references.clear()
     this.context.challenges.clear()
     this.context.dispatcher.deliveries.length = 0
+    this.requestLog.clear()
   }
 }
