@@ -66,12 +66,16 @@ export function storeClient(cluster: Cluster) {
     body?: unknown
   ): Promise<any> => {
     for (let attempt = 1; ; attempt++) {
+      // A transport failure (a 60 s headers timeout) names the call, so a
+      // report says which step of the checkout it hit.
       const response = await request(`${cluster.proxyUrl}${url}`, {
         method,
         headers,
         body: body === undefined ? undefined : JSON.stringify(body),
         headersTimeout: 60_000,
         bodyTimeout: 60_000,
+      }).catch((error: Error) => {
+        throw new Error(`${method} ${url.replace(/[a-z]+_[0-9A-Z]{26}/g, ":id")}: ${error.message}`)
       })
       const text = await response.body.text()
       if (response.statusCode === 502 && attempt < 4) {
@@ -179,6 +183,8 @@ export function storeClient(cluster: Cluster) {
         headers: NAVIGATION_HEADERS,
         body: new URLSearchParams(fields).toString(),
         headersTimeout: 60_000,
+      }).catch((error: Error) => {
+        throw new Error(`the form post to the service: ${error.message}`)
       })
       await posted.body.dump()
       const redirectedAt = Date.now()
