@@ -4,7 +4,8 @@
  * loopback; concurrent shoppers through whole checkouts with the card
  * service and, alternating, with pp_system_default. Prints throughput and
  * form-post-to-order latency of both, their ratios, and the counts that must
- * be zero. A benchmark, not a test: the goals are reported, not asserted.
+ * be zero, and where the card path's time went (scripts/lib/load-split.ts).
+ * A benchmark, not a test: the goals are reported, not asserted.
  *
  *   npm run bench:load -- [--concurrency 10,50,100] [--checkouts N] [--time-cap S] [--faults]
  *
