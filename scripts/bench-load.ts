@@ -4,7 +4,8 @@
  * loopback; concurrent shoppers through whole checkouts with the card
  * service and, alternating, with pp_system_default. Prints throughput and
  * form-post-to-order latency of both, their ratios, and the counts that must
- * be zero. A benchmark, not a test: the goals are reported, not asserted.
+ * be zero, and where the card path's time went (scripts/lib/load-split.ts).
+ * A benchmark, not a test: the goals are reported, not asserted.
  *
  *   npm run bench:load -- [--concurrency 10,50,100] [--checkouts N] [--time-cap S] [--faults]
  *
@@ -15,6 +16,7 @@
  * one instance, a Redis restart).
  */
 import { startCluster, Cluster } from "./lib/load-cluster"
+import { measureSplit, splitLines } from "./lib/load-split"
 import {
   audit,
   Audit,
@@ -133,6 +135,7 @@ function report(
     `  also: orders without a capture ${counts.ordersWithoutCapture}, callback copies never delivered ${counts.undeliveredCallbacks}`,
     `  sessions whose callbacks and return reached both instances: ${spread(cluster, run)} of ${side(run, "card").n}`,
     ...extra.map((line) => `  ${line}`),
+    ...splitLines(measureSplit(cluster, run.results)).map((line) => `  ${line}`),
   ]
   const errors = [
     ...new Set(run.results.filter((r) => !r.ok).map((r) => r.error)),

@@ -3,6 +3,7 @@ import { request } from "undici"
 import { useCardServiceSandbox } from "../helpers/card-service-env"
 import { NAVIGATION_HEADERS, payLikeABrowser } from "../helpers/browser-step"
 import { CARDS, cartWithSession, orderOfCart, paymentOfOrder } from "../helpers/checkout-flow"
+import { sweepCardServicePayments } from "../../src/reconciliation/sweep"
 
 jest.setTimeout(120_000)
 
@@ -464,6 +465,91 @@ medusaIntegrationTestRunner({
           .transactions()
           .filter((r) => r.step === "REVERSAL" && r.originalTransactionId === transactionId)
         expect(reversals.map((r) => r.status)).toEqual(["successful"])
+      })
+    })
+
+    describe("duplicate callbacks while one copy settles (many shoppers, several instances)", () => {
+      /** Resolves once the sandbox has begun answering a retrieve of this transaction. */
+      const retrieveReached = async (transactionId: string) => {
+        const deadline = Date.now() + 20_000
+        while (!sandbox().requests().some((r) => r.path.endsWith(`/${transactionId}`))) {
+          if (Date.now() > deadline) throw new Error(`no retrieve of ${transactionId}`)
+          await new Promise((resolve) => setTimeout(resolve, 20))
+        }
+      }
+      const ordersOf = async (cartId: string) => {
+        const { data } = await getContainer()
+          .resolve("query")
+          .graph({ entity: "order_cart", fields: ["order_id"], filters: { cart_id: cartId } })
+        return data
+      }
+      /** The first copy's retrieve is held 3 s; the second copy arrives while it settles. */
+      const duplicateDuringSettlement = async (transactionId: string, sessionId: string) => {
+        const answered: string[] = []
+        const first = postCallback(sessionId, resultBody(transactionId)).then((answer) => {
+          answered.push("first")
+          return answer
+        })
+        await retrieveReached(transactionId)
+        const second = await postCallback(sessionId, resultBody(transactionId))
+        answered.push("second")
+        return { first: await first, second, answered }
+      }
+
+      // The test set-up turns the scheduled sweep off (integration-tests/setup.js);
+      // these tests run it themselves, and a noted hint may wait for it only
+      // where it is scheduled.
+      beforeEach(() => {
+        process.env.CARD_SERVICE_RECONCILE_SCHEDULE = "* * * * *"
+      })
+      afterEach(() => {
+        process.env.CARD_SERVICE_RECONCILE_SCHEDULE = "off"
+      })
+
+      it("answers the duplicate 200 at once, while the first copy settles, and makes one order", async () => {
+        const { cart, transactionId, session } = await approveSilently()
+        sandbox().injectFault({ type: "delay", ms: 3000, path: "/payment/retrieve" })
+
+        const { first, second, answered } = await duplicateDuringSettlement(transactionId, session.id)
+
+        expect(second).toEqual({ status: 200, body: { received: true } })
+        expect(first.status).toBe(200)
+        // Not queued behind the lock: answered before the copy that settled.
+        expect(answered).toEqual(["second", "first"])
+        expect(await ordersOf(cart.id)).toHaveLength(1)
+      })
+
+      it("still makes the order when the copy settling it fails: that copy answers 503 and the noted hint is settled by the sweep", async () => {
+        const { cart, transactionId, session } = await approveSilently()
+        // The first copy's check is held, then the service fails Medusa's own
+        // check while the cart is completed (every try of the client).
+        sandbox().injectFault({ type: "delay", ms: 3000, path: "/payment/retrieve" })
+        sandbox().injectFault({ type: "status", status: 503, count: 3, path: "/payment/retrieve" })
+
+        const { first, second, answered } = await duplicateDuringSettlement(transactionId, session.id)
+
+        expect(second.status).toBe(200)
+        expect(answered).toEqual(["second", "first"])
+        // The holder failed, and says so: the service would deliver again.
+        expect(first.status).toBe(503)
+        expect(await ordersOf(cart.id)).toHaveLength(0)
+        await sweepCardServicePayments(getContainer())
+        const orders = await ordersOf(cart.id)
+        expect(orders).toHaveLength(1)
+        expect((await paymentOfOrder(getContainer(), orders[0].order_id)).data.transaction_id).toBe(transactionId)
+      })
+
+      it("lets the duplicate wait its turn when no sweep would settle a noted hint", async () => {
+        const { cart, transactionId, session } = await approveSilently()
+        process.env.CARD_SERVICE_RECONCILE_SCHEDULE = "off"
+        sandbox().injectFault({ type: "delay", ms: 3000, path: "/payment/retrieve" })
+
+        const result = await duplicateDuringSettlement(transactionId, session.id)
+
+        expect(result.second.status).toBe(200)
+        expect(result.first.status).toBe(200)
+        expect(result.answered).toEqual(["first", "second"])
+        expect(await ordersOf(cart.id)).toHaveLength(1)
       })
     })
   },

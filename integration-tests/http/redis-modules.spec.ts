@@ -24,6 +24,9 @@ const env = useCardServiceSandbox()
 
 medusaIntegrationTestRunner({
   testSuite: ({ api, getContainer }) => {
+    let afterCase = () => {}
+    afterEach(() => afterCase())
+
     it("runs with the Redis locking provider", () => {
       const locking = getContainer().resolve(Modules.LOCKING) as unknown as {
         defaultProviderId: string
@@ -31,7 +34,17 @@ medusaIntegrationTestRunner({
       expect(locking.defaultProviderId).toMatch(/locking-redis/)
     })
 
-    it("makes one order and one payment of ten concurrent callbacks racing the browser's return", async () => {
+    // Scheduled sweep on: copies that find another copy settling are answered
+    // at once (a claim taken on Redis); off: they wait for the session lock.
+    it.each([
+      ["the sweep off", "off"],
+      ["the sweep scheduled", "* * * * *"],
+    ])("makes one order and one payment of ten concurrent callbacks racing the browser's return (%s)", async (_, schedule) => {
+      const scheduleBefore = process.env.CARD_SERVICE_RECONCILE_SCHEDULE
+      process.env.CARD_SERVICE_RECONCILE_SCHEDULE = schedule
+      afterCase = () => {
+        process.env.CARD_SERVICE_RECONCILE_SCHEDULE = scheduleBefore
+      }
       const flow = await cartWithSession(api, getContainer())
       env.sandbox().setCallbackKnobs({ drop: true })
       const paid = await payLikeABrowser(api, flow.store.publishableKey, flow.session.id, CARDS.approved, {

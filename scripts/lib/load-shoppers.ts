@@ -31,6 +31,12 @@ export type CheckoutResult = {
   error?: string
   /** Store calls a shopper had to repeat (an instance died under them). */
   retries: number
+  /**
+   * Card service: wall-clock moments (ms since the epoch, the sandbox's clock)
+   * of the form post, the service's 303, the return's 303 and the order, for
+   * the split of where the time went (load-split.ts).
+   */
+  marks?: { posted: number; redirected: number; returned: number; ordered: number }
 }
 
 type Catalog = { variantId: string; shippingOptionId?: string }
@@ -60,12 +66,16 @@ export function storeClient(cluster: Cluster) {
     body?: unknown
   ): Promise<any> => {
     for (let attempt = 1; ; attempt++) {
+      // A transport failure (a 60 s headers timeout) names the call, so a
+      // report says which step of the checkout it hit.
       const response = await request(`${cluster.proxyUrl}${url}`, {
         method,
         headers,
         body: body === undefined ? undefined : JSON.stringify(body),
         headersTimeout: 60_000,
         bodyTimeout: 60_000,
+      }).catch((error: Error) => {
+        throw new Error(`${method} ${url.replace(/[a-z]+_[0-9A-Z]{26}/g, ":id")}: ${error.message}`)
       })
       const text = await response.body.text()
       if (response.statusCode === 502 && attempt < 4) {
@@ -163,13 +173,17 @@ export function storeClient(cluster: Cluster) {
     }
     // The benchmark's clock runs from the form post (docs/benchmarks.md).
     const started = performance.now()
+    const postedAt = Date.now()
     const posted = await request(form.action, {
       method: "POST",
       headers: NAVIGATION_HEADERS,
       body: new URLSearchParams(fields).toString(),
       headersTimeout: 60_000,
+    }).catch((error: Error) => {
+      throw new Error(`the form post to the service: ${error.message}`)
     })
     await posted.body.dump()
+    const redirectedAt = Date.now()
     const serviceLocation = String(posted.headers.location ?? "")
     if (
       posted.statusCode !== 303 ||
@@ -182,6 +196,8 @@ export function storeClient(cluster: Cluster) {
     return {
       serviceLocation,
       started,
+      postedAt,
+      redirectedAt,
       transactionId:
         new URL(serviceLocation).searchParams.get("transactionId") ?? undefined,
     }
@@ -198,7 +214,7 @@ export function storeClient(cluster: Cluster) {
     try {
       const { cartId, sessionId } = await cartReadyToPay(CARD_PROVIDER_ID)
       Object.assign(result, { cartId, sessionId })
-      const { serviceLocation, transactionId, started } =
+      const { serviceLocation, transactionId, started, postedAt, redirectedAt } =
         await payAtService(sessionId)
       result.transactionId = transactionId
       let status: string | null = null
@@ -220,11 +236,18 @@ export function storeClient(cluster: Cluster) {
         )
         break
       }
+      const returnedAt = Date.now()
       if (status !== "paid") {
         // Pending: the storefront would poll; the order must still come.
         await waitForOrder(cluster, cartId, 30_000)
       }
       result.ms = performance.now() - started
+      result.marks = {
+        posted: postedAt,
+        redirected: redirectedAt,
+        returned: returnedAt,
+        ordered: Date.now(),
+      }
       // The service's late copy, after the shopper is back in the shop.
       const late = await request(
         `${cluster.proxyUrl}/card-service/callback/${sessionId}/`,

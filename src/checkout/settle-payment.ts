@@ -15,6 +15,7 @@ import type CardServiceProviderService from "../providers/card-service/service"
 import { reasonText, statusForUnapproved } from "../providers/card-service/status-mapping"
 import { anonymousHint, mayLookUpOrphan } from "./hint-admission"
 import { cardServiceProvider, loadCardServiceSession, PROVIDER_ID_PREFIX } from "./provider-lookup"
+import { settledAlready } from "./settled-check"
 
 /** What the callback and return routes learn from the service or the browser. */
 export type SettleHint = {
@@ -53,9 +54,20 @@ const LOCK_TIMEOUT_SECONDS = 30
  * authorizePayment asks the service once more.
  *
  * Deliveries for one session run one at a time (locking module), so
- * duplicate and concurrent callbacks and returns give one order.
+ * duplicate and concurrent callbacks and returns give one order. A delivery
+ * for a session already settled with the transaction it names is answered
+ * from a read, without the lock (settled-check.ts).
  */
 export async function settlePayment(
+  container: MedusaContainer,
+  sessionId: string,
+  hint: SettleHint
+): Promise<SettleOutcome> {
+  return (await settledAlready(container, sessionId, hint)) ?? (await settleUnderLock(container, sessionId, hint))
+}
+
+/** settlePayment without the read-only look first (for a caller that has just looked). */
+export async function settleUnderLock(
   container: MedusaContainer,
   sessionId: string,
   hint: SettleHint

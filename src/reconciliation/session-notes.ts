@@ -124,23 +124,28 @@ export async function recordResultHint(
   if (!session) {
     return false
   }
-  await updateCollectionHints(
-    container,
-    session.payment_collection_id,
-    (hints) =>
-      hints[sessionId]?.transaction_id === transactionId
-        ? null
-        : {
-            ...hints,
-            [sessionId]: {
-              transaction_id: transactionId,
-              received_at: hint.received_at,
-            },
-          }
-  )
-  return await updateSessionNotes(container, sessionId, (notes) =>
-    notes.hint?.transaction_id === transactionId ? null : { ...notes, hint }
-  )
+  // Two rows under two locks, independent of each other: written side by
+  // side (the callback waits for both before it settles).
+  const [, noted] = await Promise.all([
+    updateCollectionHints(
+      container,
+      session.payment_collection_id,
+      (hints) =>
+        hints[sessionId]?.transaction_id === transactionId
+          ? null
+          : {
+              ...hints,
+              [sessionId]: {
+                transaction_id: transactionId,
+                received_at: hint.received_at,
+              },
+            }
+    ),
+    updateSessionNotes(container, sessionId, (notes) =>
+      notes.hint?.transaction_id === transactionId ? null : { ...notes, hint }
+    ),
+  ])
+  return noted
 }
 
 /**

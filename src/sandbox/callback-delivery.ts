@@ -53,6 +53,8 @@ export type CallbackDelivery = {
   error?: string
   /** Wall-clock time of the attempt (ms). */
   at: number
+  /** How long the merchant took to answer (or the attempt to fail), ms; absent for a drop. */
+  ms?: number
 }
 
 type Logger = { debug?: (msg: string) => void; warn: (msg: string) => void }
@@ -225,6 +227,7 @@ export class CallbackDispatcher {
     } catch (error) {
       entry.error = error instanceof Error ? error.message : String(error)
     }
+    entry.ms = Date.now() - entry.at
     if (!this.closed) {
       this.record(entry)
       this.logger.debug?.(

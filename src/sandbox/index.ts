@@ -13,6 +13,7 @@ export type { CallbackDelivery, CallbackKnobs } from "./callback-delivery"
 export { DEFAULT_CALLBACK_KNOBS } from "./callback-delivery"
 export type { FaultSpec } from "./fault-knobs"
 export { parseFault, parseKnobs } from "./control-handler"
+export type { SandboxRequest } from "./request-log"
 export type {
   TransactionRecord,
   CaptureStatus,

@@ -30,6 +30,8 @@ export class CardServiceSandbox extends SandboxTestControls {
   constructor(options: SandboxOptions = {}) {
     super(options)
     this.server = createServer({ keepAliveTimeout: 5000 }, (req, res) => {
+      const answered = this.requestLog.start(req.method ?? "", pathOf(req))
+      res.once("finish", () => answered(res.statusCode))
       this.handle(req, res).catch((error: unknown) => {
         this.context.logger.error(
           `sandbox failure on ${req.method} ${pathOf(req)}: ${error instanceof Error ? error.message : String(error)}`

@@ -9,6 +9,7 @@ import {
 import { brandOfNumber } from "./card-rules"
 import { FaultQueue, FaultSpec } from "./fault-knobs"
 import { approvedAmount } from "./payment-result"
+import { RequestLog, SandboxRequest } from "./request-log"
 import { SandboxContext } from "./sandbox-context"
 import { RequestTally } from "./request-tally"
 import {
@@ -43,6 +44,7 @@ export class SandboxTestControls {
   codeScoping: CodeScoping
 
   protected readonly context: SandboxContext
+  protected readonly requestLog = new RequestLog()
   private readonly knobsByReference = new Map<string, Partial<CallbackKnobs>>()
   private readonly defaultCallbackFormat: "json" | "form"
   private clockBase: () => number
@@ -150,6 +152,11 @@ export class SandboxTestControls {
     return tx ? store.toRecord(tx) : undefined
   }
 
+  /** When the sandbox recorded a transaction (its clock, ms), e.g. when a capture was accepted. */
+  recordedAt(transactionId: string): number | undefined {
+    return this.context.store.get(transactionId)?.createdAt
+  }
+
   /** Every callback attempt (and drop), in order, with the status the merchant answered. */
   callbacks(): CallbackDelivery[] {
     return [...this.context.dispatcher.deliveries]
@@ -179,6 +186,11 @@ export class SandboxTestControls {
    */
   formCodeUses(): { path: string; refused: boolean }[] {
     return [...this.context.formCodeUses]
+  }
+
+  /** The requests the sandbox received (newest 20,000), oldest first: method, path, timings, status. */
+  requests(): SandboxRequest[] {
+    return this.requestLog.all()
   }
 
   // Set-up --------------------------------------------------------------
@@ -261,5 +273,6 @@ export class SandboxTestControls {
     this.context.dispatcher.deliveries.length = 0
     this.context.tally.clear()
     this.context.formCodeUses.length = 0
+    this.requestLog.clear()
   }
 }

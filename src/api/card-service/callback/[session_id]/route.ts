@@ -1,8 +1,7 @@
 import type { MedusaRequest, MedusaResponse } from "@medusajs/framework/http"
 import { CallBudgetExceeded } from "../../../../checkout/call-budget"
-import { settlePayment } from "../../../../checkout/settle-payment"
+import { settleCallback } from "../../../../checkout/callback-settlement"
 import { PaymentResultSchema } from "../../../../lib/wire-schemas"
-import { recordResultHint } from "../../../../reconciliation/session-notes"
 
 /**
  * POST /card-service/callback/:session_id/ - the service's final result
@@ -10,7 +9,9 @@ import { recordResultHint } from "../../../../reconciliation/session-notes"
  * settlePayment retrieves the transaction and checks it before anything
  * changes. The answer says nothing about the session, so a forger learns
  * nothing from it; a 503 asks the service to deliver again later when the
- * result could not be checked (the service was unreachable).
+ * result could not be checked (the service was unreachable). A copy that
+ * finds another copy of the same result being settled is answered 200 at
+ * once when its hint is noted for the sweep (checkout/callback-settlement.ts).
  */
 export async function POST(req: MedusaRequest, res: MedusaResponse) {
   const parsed = PaymentResultSchema.safeParse(req.body ?? {})
@@ -21,20 +22,16 @@ export async function POST(req: MedusaRequest, res: MedusaResponse) {
     })
   }
   const logger = req.scope.resolve("logger")
-  // Noted before it is checked: when the service cannot answer now, the
-  // sweep (src/jobs) verifies it later, with no further delivery needed.
-  await recordResultHint(req.scope, req.params.session_id, parsed.data.transactionId, "callback").catch(
-    (error: Error) =>
-      logger.warn(
-        `card-service: could not note the callback for session ${req.params.session_id}: ${error.message}`
-      )
-  )
   try {
-    const outcome = await settlePayment(req.scope, req.params.session_id, {
-      transactionId: parsed.data.transactionId,
-      merchantReferenceCode: parsed.data.merchantReferenceCode,
-      source: "callback",
-    })
+    const outcome = await settleCallback(
+      req.scope,
+      req.params.session_id,
+      {
+        transactionId: parsed.data.transactionId,
+        merchantReferenceCode: parsed.data.merchantReferenceCode,
+      },
+      logger
+    )
     if (outcome.kind === "unknown_session") {
       return res.status(404).json({ received: false, message: "Unknown payment session." })
     }

@@ -2,7 +2,8 @@ import type { MedusaRequest, MedusaResponse } from "@medusajs/framework/http"
 import { CallBudgetExceeded } from "../../../../checkout/call-budget"
 import { sendMessagePage } from "../../../../checkout/html-response"
 import { cardServiceProvider, loadCardServiceSession } from "../../../../checkout/provider-lookup"
-import { cartOfSession, settlePayment, SettleOutcome } from "../../../../checkout/settle-payment"
+import { cartOfSession, settlePayment, settleUnderLock, SettleOutcome } from "../../../../checkout/settle-payment"
+import { settledOrder } from "../../../../checkout/settled-check"
 import { anyProviderMessages, shopperText } from "../../../../checkout/shopper-text"
 import { failureMessageKey } from "../../../../lib/i18n"
 
@@ -73,14 +74,18 @@ async function handleReturn(
     })
   }
   const { session, provider } = found
-  const { locale } = await cartOfSession(req.scope, session).catch(() => ({ locale: null }))
-  const text = shopperText(req, provider.options.messages, locale)
-  const target = provider.returnTarget(provider.verifySession(session.data, session.id))
+  const cart = await cartOfSession(req.scope, session).catch(() => ({ locale: null, cartId: null, orderId: null }))
+  const text = shopperText(req, provider.options.messages, cart.locale)
+  const data = provider.verifySession(session.data, session.id)
+  const target = provider.returnTarget(data)
   target.searchParams.set("session_id", sessionId)
 
   let outcome: SettleOutcome
   try {
-    outcome = await settlePayment(req.scope, sessionId, { transactionId, merchantReferenceCode, source: "return" })
+    // Already an order with this transaction (the callback came first): the
+    // reads above say so, without the lock or reading them again.
+    const hint = { transactionId, merchantReferenceCode, source: "return" as const }
+    outcome = settledOrder(data, cart, hint) ?? (await settleUnderLock(req.scope, sessionId, hint))
   } catch (error) {
     // Over the call budget is no error of ours: the storefront polls.
     if (!(error instanceof CallBudgetExceeded)) {

@@ -1,0 +1,52 @@
+import {
+  mayAcknowledgeUnsettled,
+  sweepSettlesHints,
+} from "../../../src/checkout/callback-settlement"
+import { settledOrder } from "../../../src/checkout/settled-check"
+import type { CardServiceSessionData } from "../../../src/providers/card-service/session-data"
+
+describe("a duplicate callback answered without settling", () => {
+  const all = { hintNoted: true, heldByAnotherDelivery: true, sweepOn: true }
+
+  it("is answered at once only when its hint is noted, another delivery settles it and the sweep is on", () => {
+    expect(mayAcknowledgeUnsettled(all)).toBe(true)
+    for (const missing of Object.keys(all)) {
+      expect(mayAcknowledgeUnsettled({ ...all, [missing]: false })).toBe(false)
+    }
+  })
+
+  describe("the sweep settles noted hints", () => {
+    const before = process.env.CARD_SERVICE_RECONCILE_SCHEDULE
+    afterEach(() => {
+      process.env.CARD_SERVICE_RECONCILE_SCHEDULE = before
+    })
+
+    it.each([
+      ["* * * * *", true, true],
+      ["off", true, false],
+      ["* * * * *", false, false],
+      ["not a schedule", true, false],
+    ])("schedule %j, provider reconcile %j: %j", (schedule, reconcile, expected) => {
+      process.env.CARD_SERVICE_RECONCILE_SCHEDULE = schedule
+      expect(sweepSettlesHints({ options: { reconcile } } as never)).toBe(expected)
+    })
+  })
+})
+
+describe("a session already settled, from what was read", () => {
+  const data = { transaction_id: "tx-1" } as CardServiceSessionData
+  const cart = { cartId: "cart_1", orderId: "order_1" }
+
+  it("is the order when the hint names the settled transaction, or none", () => {
+    const order = { kind: "order", orderId: "order_1", cartId: "cart_1" }
+    expect(settledOrder(data, cart, { transactionId: "tx-1", source: "callback" })).toEqual(order)
+    expect(settledOrder(data, cart, { source: "return" })).toEqual(order)
+  })
+
+  it("is left to the locked path for another transaction (a second tab's approval), no order, or no settled transaction", () => {
+    expect(settledOrder(data, cart, { transactionId: "tx-2", source: "callback" })).toBeNull()
+    expect(settledOrder(data, { cartId: "cart_1", orderId: null }, { source: "return" })).toBeNull()
+    expect(settledOrder({ transaction_id: null } as never, cart, { source: "return" })).toBeNull()
+    expect(settledOrder(null, cart, { source: "return" })).toBeNull()
+  })
+})
