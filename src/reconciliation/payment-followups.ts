@@ -101,6 +101,7 @@ export async function followCapture(
     return null
   }
   const provider = cardServiceProvider(container, payment.provider_id)
+  await provider.refreshSettings()
   const record = await provider.client.retrieve(captureId)
   const previous = captureNoteOf(payment.metadata)
   if (

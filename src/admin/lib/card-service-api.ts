@@ -5,15 +5,20 @@ import { sdk } from "./sdk"
 // (src/api/admin/card-service). Type-only imports, which the admin bundler
 // erases, so no server code enters the browser bundle.
 import type {
+  AdminSettingName,
   PaymentTransactionsResponse,
   ReconciliationResponse,
+  SettingsChangesResponse,
   SettingsResponse,
   TestConnectionResponse,
   VoidResponse,
 } from "../../api/admin/card-service/response-types"
 
 export type {
+  AdminSettingField,
+  AdminSettingName,
   ProviderSettings,
+  SettingsChangeEntry,
   ReconcileEntry,
   RegionLink,
   TransactionRow,
@@ -22,6 +27,7 @@ export type {
 const keys = {
   settings: ["card-service", "settings"] as const,
   reconciliation: ["card-service", "reconciliation"] as const,
+  settingsChanges: ["card-service", "settings", "changes"] as const,
   transactions: (paymentId: string) =>
     ["card-service", "transactions", paymentId] as const,
 }
@@ -31,6 +37,38 @@ export function useCardServiceSettings() {
     queryKey: keys.settings,
     queryFn: () =>
       sdk.client.fetch<SettingsResponse>("/admin/card-service/settings"),
+  })
+}
+
+export type SettingsSave = {
+  settings: Partial<Record<AdminSettingName, string | boolean | string[] | null>>
+  confirm_live?: boolean
+}
+
+/** Saves the admin's settings; the answer is the settings page's data, in force. */
+export function useSaveSettings() {
+  const queryClient = useQueryClient()
+  return useMutation({
+    mutationFn: (body: SettingsSave) =>
+      sdk.client.fetch<SettingsResponse>("/admin/card-service/settings", {
+        method: "POST",
+        body,
+      }),
+    onSuccess: (data) => {
+      queryClient.setQueryData(keys.settings, data)
+      queryClient.invalidateQueries({ queryKey: keys.settingsChanges })
+    },
+  })
+}
+
+/** Who changed which setting, when (the audit trail). */
+export function useSettingsChanges() {
+  return useQuery({
+    queryKey: keys.settingsChanges,
+    queryFn: () =>
+      sdk.client.fetch<SettingsChangesResponse>(
+        "/admin/card-service/settings/changes"
+      ),
   })
 }
 

@@ -14,6 +14,26 @@ function unsetWhenBlank(value: unknown): unknown {
 const fromEnv = <T extends z.ZodType>(schema: T) =>
   z.preprocess(unsetWhenBlank, schema)
 
+/**
+ * The options a store owner may change in the admin (Settings > Card
+ * service; admin-settings.ts). Everything else (backendUrl, storefrontUrl,
+ * sessionSecret, timeouts, messages...) stays in medusa-config.ts: those
+ * shape URLs and keys that open payment sessions depend on.
+ */
+export const ADMIN_SETTING_KEYS = [
+  "mode",
+  "testUrl",
+  "liveUrl",
+  "merchantId",
+  "verifyId",
+  "clientCode",
+  "clientSecret",
+  "autoCapture",
+  "windowed",
+  "redirectOnFailure",
+  "allowedReturnOrigins",
+] as const
+
 const url = z
   .string({ error: "must be an absolute URL such as https://shop.example.com" })
   .url("must be an absolute URL such as https://shop.example.com")
@@ -70,6 +90,7 @@ export const OPTION_ENV_NAMES: Readonly<Record<string, string>> = {
   sessionSecret: "CARD_SERVICE_SESSION_SECRET",
   reconcile: "CARD_SERVICE_RECONCILE",
   reconcileGraceMs: "CARD_SERVICE_RECONCILE_GRACE_MS",
+  lockedSettings: "CARD_SERVICE_LOCKED_SETTINGS",
 }
 
 /**
@@ -200,6 +221,29 @@ export const CardServiceOptionsSchema = z
      * marks the session "outcome unknown" for the store owner. Default 15 minutes.
      */
     reconcileGraceMs: milliseconds(15 * 60 * 1000),
+    /**
+     * Options the admin may not override (Settings > Card service shows them
+     * read-only, "set in code"): a list of option names such as
+     * `["mode", "clientSecret"]` (src/providers/card-service/admin-settings.ts
+     * lists which the admin can change). From the environment:
+     * comma-separated. Default: none locked.
+     */
+    lockedSettings: z.preprocess(
+      (value) => {
+        const given = unsetWhenBlank(value)
+        return typeof given === "string"
+          ? given
+              .split(",")
+              .map((key) => key.trim())
+              .filter(Boolean)
+          : given
+      },
+      z
+        .array(z.enum(ADMIN_SETTING_KEYS), {
+          error: `must be a list of option names the admin may change: ${ADMIN_SETTING_KEYS.join(", ")}`,
+        })
+        .default([])
+    ),
   })
   // `when` runs these checks even when other options are bad (zod skips
   // refinements of an invalid object by default), so one boot names every
