@@ -239,9 +239,12 @@ export const CardServiceOptionsSchema = z
           : given
       },
       z
-        .array(z.enum(ADMIN_SETTING_KEYS), {
-          error: `must be a list of option names the admin may change: ${ADMIN_SETTING_KEYS.join(", ")}`,
-        })
+        .array(
+          z.enum(ADMIN_SETTING_KEYS, {
+            error: `must name an option the admin may change: ${ADMIN_SETTING_KEYS.join(", ")}`,
+          }),
+          { error: "must be a list of option names" }
+        )
         .default([])
     ),
   })
