@@ -212,6 +212,46 @@ describe("admin screens of the card service", () => {
     const after = await cardServicePayment(ready, token, orderId)
     expect(after.data.refunded_amount).toBe(0)
   })
+
+  // Last in this file: it switches the store to automatic capture.
+  it("switches capture to automatic in the admin, and the next checkout's payment is captured; refuses a wrong client secret", async () => {
+    const page = await browser!.newPage({ viewport: { width: 1440, height: 1000 } })
+    await logIn(page, ready)
+    await page.goto(`${ready.admin}/settings/card-service`)
+    const form = page.getByTestId("card-service-settings-form")
+    await form.waitFor({ timeout: 60_000 })
+    await form.getByText("From medusa-config.ts").first().waitFor()
+
+    await form.getByLabel("Capture").selectOption("true")
+    await form.getByRole("button", { name: "Save settings" }).click()
+    await form.getByTestId("card-service-settings-saved").waitFor({ timeout: 30_000 })
+    await form.getByTestId("card-service-settings-changes").getByText(
+      new RegExp(`${ready.adminEmail} changed autoCapture: false → true`)
+    ).waitFor()
+
+    const shopper = await browser!.newPage()
+    const orderId = await buyWithChallengeCard(shopper, ready)
+    await shopper.close()
+    const token = await adminToken(ready)
+    const payment = await cardServicePayment(ready, token, orderId)
+    expect(payment.captured_at).toBeTruthy()
+    expect(payment.data.state).toBe("captured")
+
+    await form.getByLabel("Client secret").fill("not-the-sandbox-secret")
+    await form.getByRole("button", { name: "Save settings" }).click()
+    const refusal = form.getByTestId("card-service-settings-error")
+    await refusal.waitFor({ timeout: 30_000 })
+    expect(await refusal.textContent()).toMatch(/refused these settings \(credentials\).*Nothing was saved/)
+    await page.screenshot({
+      path: path.join(SHOTS, "admin-settings-form-refusal.png"),
+      fullPage: true,
+    })
+    expect((await page.locator("main").textContent()) ?? "").not.toContain("not-the-sandbox-secret")
+    // The service still takes the secret in force.
+    await page.getByRole("button", { name: "Test connection" }).click()
+    await page.getByText(/Connected: the service issued/).waitFor()
+    await page.close()
+  })
 })
 
 /** The demo storefront's path: checkout, hosted payment page, 3DS challenge passed. */
