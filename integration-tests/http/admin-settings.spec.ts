@@ -7,7 +7,8 @@ import { SETTINGS_UPDATED_EVENT } from "../../src/modules/card-service-settings/
 import type CardServiceSettingsModuleService from "../../src/modules/card-service-settings/service"
 import { useCardServiceSandbox } from "../helpers/card-service-env"
 import { checkoutToOrder, paymentOfOrder } from "../helpers/checkout-flow"
-import { seedStore } from "../helpers/seed-store"
+import { CARD_SERVICE_PROVIDER_ID, seedStore } from "../helpers/seed-store"
+import { cardServiceProvider } from "../../src/checkout/provider-lookup"
 
 jest.setTimeout(180_000)
 
@@ -221,27 +222,41 @@ medusaIntegrationTestRunner({
       ])
     })
 
-    it("drops an instance's cached settings when the save event arrives", async () => {
-      const container = getContainer()
-      const module = container.resolve<CardServiceSettingsModuleService>("cardServiceSettings")
-      expect((await save({ settings: { windowed: true } })).status).toBe(200)
-      // Another instance saved: the row changed under this one's cache.
+    /** Another instance saved: the row changed under this instance's cache. */
+    async function savedElsewhere(values: Record<string, unknown>) {
       const [row] = await rawRows()
-      await container
+      await getContainer()
         .resolve("__pg_connection__")
-        .raw(
-          `update card_service_settings set "values" = ?::jsonb, updated_at = now() where id = ?`,
-          [JSON.stringify({ windowed: false, autoCapture: true }), row.id]
-        )
-      expect((await module.current()).values).toMatchObject({ windowed: true })
+        .raw(`update card_service_settings set "values" = ?::jsonb, updated_at = now() where id = ?`, [
+          JSON.stringify(values),
+          row.id,
+        ])
+    }
 
-      await container.resolve(Modules.EVENT_BUS).emit({ name: SETTINGS_UPDATED_EVENT, data: {} })
-      const deadline = Date.now() + 10_000
-      let data: any
-      do {
-        data = (await settings()).data
-      } while (!data.providers[0].auto_capture && Date.now() < deadline)
+    it("notices a change another instance saved, on the next payment operation", async () => {
+      expect((await save({ settings: { windowed: true } })).status).toBe(200)
+      await savedElsewhere({ windowed: false, autoCapture: true })
+      // No event reached this instance (Redis hands each to one instance).
+      const { data } = await settings()
       expect(data.providers[0]).toMatchObject({ auto_capture: true, windowed: false })
+    })
+
+    it("rebuilds this instance's providers when the save event arrives", async () => {
+      expect((await save({ settings: { windowed: true } })).status).toBe(200)
+      const provider = cardServiceProvider(getContainer(), CARD_SERVICE_PROVIDER_ID)
+      const before = provider.client
+      await savedElsewhere({ windowed: false, autoCapture: true })
+      expect(provider.options.autoCapture).toBe(false)
+
+      await getContainer().resolve(Modules.EVENT_BUS).emit({ name: SETTINGS_UPDATED_EVENT, data: {} })
+      // The subscriber runs after emit returns: wait for what it does.
+      const deadline = Date.now() + 10_000
+      while (!provider.options.autoCapture && Date.now() < deadline) {
+        await new Promise((resolve) => setTimeout(resolve, 50))
+      }
+      expect(provider.options).toMatchObject({ autoCapture: true, windowed: false })
+      // A new client: its verification-code cache starts empty.
+      expect(provider.client).not.toBe(before)
     })
 
     it("takes JSON only and refuses cross-site requests", async () => {

@@ -43,9 +43,10 @@ const isSecret = (key: string) =>
 /**
  * The card-service settings module: one row of the store owner's settings
  * and the trail of who changed them. It is also the settings source the
- * provider reads for every payment (settings-source.ts): the row is read
- * once and cached until `invalidate()`, which the save's event calls on
- * every instance that hears it (src/subscribers).
+ * provider reads for every payment (settings-source.ts): the row is cached,
+ * checked against its revision on each read, and dropped by `invalidate()`,
+ * which the save's event calls on the instance that handles it
+ * (src/subscribers).
  */
 export default class CardServiceSettingsModuleService
   extends MedusaService({ CardServiceSettings, CardServiceSettingsChange })
@@ -59,17 +60,24 @@ export default class CardServiceSettingsModuleService
     publishSettingsSource(this)
   }
 
-  /** The stored values with their secrets opened, cached (see the class comment). */
+  /**
+   * The stored values with their secrets opened, cached (see the class
+   * comment). Each call still reads the row's revision (id and updated_at,
+   * one indexed row): Medusa's Redis event bus hands an event to one
+   * instance only, so the event alone would leave the others on a stale
+   * cache. The full row is read and its secrets opened only when the
+   * revision moved.
+   */
   async current(): Promise<StoredSettingsSnapshot> {
-    if (!this.cached_) {
-      const loading = this.load_()
-      this.cached_ = loading
-      // A failed read is not cached: the next payment tries again.
-      loading.catch(() => {
-        if (this.cached_ === loading) this.cached_ = null
-      })
-    }
-    return this.cached_
+    const cached = this.cached_ ? await this.cached_.catch(() => null) : null
+    if (cached && cached.revision === (await this.revision_())) return cached
+    const loading = this.load_()
+    this.cached_ = loading
+    // A failed read is not cached: the next payment tries again.
+    loading.catch(() => {
+      if (this.cached_ === loading) this.cached_ = null
+    })
+    return loading
   }
 
   /** Drops the cached row: the next payment reads it again. */
@@ -142,11 +150,19 @@ export default class CardServiceSettingsModuleService
     )
   }
 
+  protected async revision_(): Promise<string> {
+    const [row] = await this.listCardServiceSettings(
+      {},
+      { select: ["id", "updated_at"], order: { created_at: "ASC" }, take: 1 }
+    )
+    return revisionOf(row as unknown as SettingsRow | undefined)
+  }
+
   protected async load_(): Promise<StoredSettingsSnapshot> {
     const row = await this.row_()
-    if (!row) return { revision: "none", values: {} }
+    if (!row) return { revision: revisionOf(undefined), values: {} }
     return {
-      revision: `${row.id}@${new Date(row.updated_at).toISOString()}`,
+      revision: revisionOf(row),
       values: {
         ...(row.values ?? {}),
         ...openStoredSecrets(row.secrets),
@@ -167,6 +183,10 @@ export default class CardServiceSettingsModuleService
       secrets: withoutNulls(stored.secrets) as StoredSecrets,
     }
   }
+}
+
+function revisionOf(row: Pick<SettingsRow, "id" | "updated_at"> | undefined): string {
+  return row ? `${row.id}@${new Date(row.updated_at).toISOString()}` : "none"
 }
 
 /** A cleared setting stays in the JSON as null (see saveSettings): not a value. */
