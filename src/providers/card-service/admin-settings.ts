@@ -16,15 +16,9 @@ export const SECRET_SETTING_KEYS: readonly AdminSettingKey[] = ["clientCode", "c
  * A change to any of these reaches the service differently: saving them
  * first asks the service for a verification code (as "Test connection").
  */
-export const CONNECTION_SETTING_KEYS: readonly AdminSettingKey[] = [
-  "mode",
-  "testUrl",
-  "liveUrl",
-  "merchantId",
-  "verifyId",
-  "clientCode",
-  "clientSecret",
-]
+export const CONNECTION_SETTING_KEYS: readonly AdminSettingKey[] = ADMIN_SETTING_KEYS.filter(
+  (key) => !["autoCapture", "windowed", "redirectOnFailure", "allowedReturnOrigins"].includes(key)
+)
 
 /** Stored admin values, in the options' own input form (strings, booleans, lists). */
 export type StoredSettingValues = Partial<Record<AdminSettingKey, unknown>>

@@ -11,6 +11,17 @@ function unsetWhenBlank(value: unknown): unknown {
   return typeof value === "string" && value.trim() === "" ? undefined : value
 }
 
+/** A list, which an environment variable carries comma-separated. */
+function commaList(value: unknown): unknown {
+  const given = unsetWhenBlank(value)
+  return typeof given === "string"
+    ? given
+        .split(",")
+        .map((entry) => entry.trim())
+        .filter(Boolean)
+    : given
+}
+
 const fromEnv = <T extends z.ZodType>(schema: T) =>
   z.preprocess(unsetWhenBlank, schema)
 
@@ -134,15 +145,7 @@ export const CardServiceOptionsSchema = z
      * route is no open redirect. From the environment: comma-separated.
      */
     allowedReturnOrigins: z.preprocess(
-      (value) => {
-        const given = unsetWhenBlank(value)
-        return typeof given === "string"
-          ? given
-              .split(",")
-              .map((origin) => origin.trim())
-              .filter(Boolean)
-          : given
-      },
+      commaList,
       z.array(url, { error: "must be a list of absolute URLs" }).default([])
     ),
     /**
@@ -229,15 +232,7 @@ export const CardServiceOptionsSchema = z
      * comma-separated. Default: none locked.
      */
     lockedSettings: z.preprocess(
-      (value) => {
-        const given = unsetWhenBlank(value)
-        return typeof given === "string"
-          ? given
-              .split(",")
-              .map((key) => key.trim())
-              .filter(Boolean)
-          : given
-      },
+      commaList,
       z
         .array(
           z.enum(ADMIN_SETTING_KEYS, {
