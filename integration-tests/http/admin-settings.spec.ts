@@ -4,6 +4,7 @@ import { randomBytes } from "node:crypto"
 import { ensureAdminUser } from "../../scripts/lib/demo-seed"
 import { openStoredSecrets } from "../../src/modules/card-service-settings/stored-secrets"
 import { SETTINGS_UPDATED_EVENT } from "../../src/modules/card-service-settings/events"
+import storedSecretsCheck from "../../src/modules/card-service-settings/loaders/stored-secrets-check"
 import type CardServiceSettingsModuleService from "../../src/modules/card-service-settings/service"
 import { useCardServiceSandbox } from "../helpers/card-service-env"
 import { checkoutToOrder, paymentOfOrder } from "../helpers/checkout-flow"
@@ -133,8 +134,23 @@ medusaIntegrationTestRunner({
       const [again] = await rawRows()
       expect(again.secrets.clientSecret.iv).not.toBe(row.secrets.clientSecret.iv)
 
-      // What boot does with the row (the module's loader): it opens with the
-      // key, and without it the server is told what to set.
+      // The module's boot check, on this database: it opens with the key,
+      // and without it the server is told what to set.
+      const pg = getContainer().resolve("__pg_connection__")
+      const moduleContainer = {
+        resolve: () => ({
+          getConnection: () => ({ execute: (sql: string) => pg.raw(sql).then((r: any) => r.rows) }),
+        }),
+      }
+      await expect(storedSecretsCheck({ container: moduleContainer } as any)).resolves.toBeUndefined()
+      delete process.env.CARD_SERVICE_SETTINGS_KEY
+      try {
+        await expect(storedSecretsCheck({ container: moduleContainer } as any)).rejects.toThrow(
+          /admin stored clientSecret, which cannot be read: CARD_SERVICE_SETTINGS_KEY is not set/
+        )
+      } finally {
+        process.env.CARD_SERVICE_SETTINGS_KEY = BOOT_ENV.CARD_SERVICE_SETTINGS_KEY
+      }
       expect(openStoredSecrets(again.secrets)).toEqual({ clientSecret: secret })
       expect(() => openStoredSecrets(again.secrets, {})).toThrow(
         /CARD_SERVICE_SETTINGS_KEY is not set/

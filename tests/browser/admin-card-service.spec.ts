@@ -294,7 +294,9 @@ async function buyWithChallengeCard(page: Page, ready: Ready): Promise<string> {
 }
 
 async function logIn(page: Page, ready: Ready) {
-  await page.goto(`${ready.admin}/login`)
+  // The demo serves the dashboard through Vite in development mode: the first
+  // page compiles it, which took over 30 s on a busy two-core machine.
+  await page.goto(`${ready.admin}/login`, { timeout: 120_000 })
   await page.locator("input[name=email]").fill(ready.adminEmail)
   await page.locator("input[name=password]").fill(ready.adminPassword)
   await page.getByRole("button", { name: "Continue with Email" }).click()
