@@ -166,12 +166,25 @@ medusaIntegrationTestRunner({
     })
 
     it("refuses a client secret the service refuses, and keeps the one in force", async () => {
+      // Everything Medusa's logger is handed while the secrets travel.
+      const logger = getContainer().resolve("logger") as Record<string, any>
+      const spies = ["info", "warn", "error", "debug", "log"]
+        .filter((level) => typeof logger[level] === "function")
+        .map((level) => jest.spyOn(logger, level))
       const answer = await save({ settings: { clientSecret: "not-the-secret" } })
+      await save({ settings: { clientSecret: env.sandbox().credentials.clientSecret } })
+      const logged = JSON.stringify(spies.flatMap((spy) => spy.mock.calls))
+      spies.forEach((spy) => spy.mockRestore())
+      expect(logged).not.toContain("not-the-secret")
+      expect(logged).not.toContain(env.sandbox().credentials.clientSecret)
+
       expect(answer.status).toBe(400)
       expect(answer.data.message).toMatch(/refused these settings \(credentials\)/)
       expect(answer.data.message).toMatch(/Nothing was saved/)
       expect(JSON.stringify(answer.data)).not.toContain("not-the-secret")
-      expect(await rawRows()).toEqual([])
+      // Only the right secret was stored.
+      const [row] = await rawRows()
+      expect(openStoredSecrets(row.secrets)).toEqual({ clientSecret: env.sandbox().credentials.clientSecret })
 
       const test = await api.post("/admin/card-service/test-connection", {}, { headers: admin })
       expect(test.data.ok).toBe(true)
