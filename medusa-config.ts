@@ -85,11 +85,17 @@ export default defineConfig({
               storeName: env("CARD_SERVICE_STORE_NAME") || undefined,
               // JSON, for example {"de":{"pay.back":"Zurück zum Laden"}} (README, "Options").
               messages: env("CARD_SERVICE_MESSAGES") ? JSON.parse(env("CARD_SERVICE_MESSAGES")) : undefined,
+              // Comma-separated option names the admin may not change.
+              lockedSettings: env("CARD_SERVICE_LOCKED_SETTINGS"),
             },
           },
         ],
       },
     },
+    // The admin's card-service settings (src/modules/card-service-settings).
+    // A store that lists the published plugin under `plugins` gets this
+    // module registered by Medusa; this dev store loads the plugin from src.
+    { resolve: "./src/modules/card-service-settings" },
     ...redisModules,
   ],
 })

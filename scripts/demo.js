@@ -328,7 +328,20 @@ function medusaEnv(config, urls, sandbox) {
     CARD_SERVICE_MODE: "test",
     CARD_SERVICE_TEST_URL: sandbox.url,
     CARD_SERVICE_STORE_NAME: "Card service demo shop",
+    // The key that seals secrets saved in the admin (docs/admin.md); the
+    // demo keeps one of its own with its data, so saved secrets survive a
+    // restart.
+    CARD_SERVICE_SETTINGS_KEY:
+      process.env.CARD_SERVICE_SETTINGS_KEY || demoSettingsKey(config),
   }
+}
+
+function demoSettingsKey(config) {
+  const file = path.join(config.dataDir, "settings-key")
+  if (!fs.existsSync(file)) {
+    fs.writeFileSync(file, crypto.randomBytes(32).toString("base64"), { mode: 0o600 })
+  }
+  return fs.readFileSync(file, "utf8").trim()
 }
 
 const MEDUSA_CLI = () =>

@@ -41,8 +41,12 @@ export async function cartWithSession(
 }
 
 /** Checkout to an order with an approved card; returns the order and its payment. */
-export async function checkoutToOrder(api: AxiosInstance, container: MedusaContainer) {
-  const { store, cart, session } = await cartWithSession(api, container)
+export async function checkoutToOrder(
+  api: AxiosInstance,
+  container: MedusaContainer,
+  seeded?: SeededStore
+) {
+  const { store, cart, session } = await cartWithSession(api, container, seeded)
   const paid = await payLikeABrowser(api, store.publishableKey, session.id, CARDS.approved)
   const orderId = paid.storefrontLocation?.searchParams.get("order_id")
   if (!orderId) {

@@ -103,6 +103,7 @@ describe("the packed package installed into a fresh Medusa 2.21.2 store", () => 
   let medusaTree: number[] = []
   let backendUrl = ""
   let sandboxUrl = ""
+  let database = ""
   let store: SeededStore
 
   async function timed<T>(label: string, step: () => Promise<T>): Promise<T> {
@@ -253,7 +254,7 @@ describe("the packed package installed into a fresh Medusa 2.21.2 store", () => 
     })
     sandboxUrl = ready.url
 
-    const database = `card_service_store_${Date.now()}`
+    database = `card_service_store_${Date.now()}`
     const admin = new Client({
       host: process.env.DB_HOST,
       port: Number(process.env.DB_PORT ?? 5432),
@@ -389,6 +390,30 @@ describe("the packed package installed into a fresh Medusa 2.21.2 store", () => 
     expect(page.status).toBe(200)
     expect(page.headers.get("content-type")).toContain("text/html")
     expect(await page.text()).toContain(`${sandboxUrl}/order/start`)
+  })
+
+  it("registered the plugin's settings module from `plugins` and migrated its tables", async () => {
+    // Medusa 2.21 registers the modules a plugin ships (.medusa/server/src/modules);
+    // db:migrate above created their tables in the store's database.
+    const client = new Client({
+      host: process.env.DB_HOST,
+      port: Number(process.env.DB_PORT ?? 5432),
+      user: process.env.DB_USERNAME,
+      password: process.env.DB_PASSWORD,
+      database,
+    })
+    await client.connect()
+    try {
+      const { rows } = await client.query(
+        `select table_name from information_schema.tables where table_name like 'card_service_settings%' order by table_name`
+      )
+      expect(rows.map((r) => r.table_name)).toEqual([
+        "card_service_settings",
+        "card_service_settings_change",
+      ])
+    } finally {
+      await client.end()
+    }
   })
 
   it("loaded the plugin from the tarball, not from this repository", async () => {

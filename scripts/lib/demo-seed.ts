@@ -211,7 +211,7 @@ async function seedStore(container: ExecArgs["container"]): Promise<DemoSeed> {
 }
 
 /** What `npx medusa user -e -p` does, done here to save a second boot. */
-async function ensureAdminUser(
+export async function ensureAdminUser(
   container: ExecArgs["container"],
   email: string,
   password: string

@@ -3,6 +3,7 @@ import {
   validateAndTransformBody,
 } from "@medusajs/framework/http"
 import {
+  AdminCardServiceSettingsSave,
   AdminCardServiceTestConnection,
   AdminCardServiceVoid,
 } from "./admin/card-service/validators"
@@ -33,6 +34,11 @@ export default defineMiddlewares({
       matcher: "/admin/card-service/test-connection",
       method: ["POST"],
       middlewares: [adminRequestGuard, validateAndTransformBody(AdminCardServiceTestConnection)],
+    },
+    {
+      matcher: "/admin/card-service/settings",
+      method: ["POST"],
+      middlewares: [adminRequestGuard, validateAndTransformBody(AdminCardServiceSettingsSave)],
     },
     {
       matcher: "/admin/card-service/payments/:payment_id/void",

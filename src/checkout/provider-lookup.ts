@@ -66,5 +66,9 @@ export async function loadCardServiceSession(
   if (!session || !session.provider_id.startsWith(PROVIDER_ID_PREFIX)) {
     return null
   }
-  return { session, provider: cardServiceProvider(container, session.provider_id) }
+  const provider = cardServiceProvider(container, session.provider_id)
+  // The routes use the provider's client and options directly: bring them
+  // up to the admin's settings first (service.ts, refreshSettings).
+  await provider.refreshSettings()
+  return { session, provider }
 }

@@ -130,6 +130,7 @@ export async function followPayment(
   const data = parseSessionData(payment.data)
   if (!data) return []
   const provider = cardServiceProvider(container, payment.provider_id)
+  await provider.refreshSettings()
   const actions: PaymentAction[] = []
   let current = payment
   if (unknownCapture(data)) {

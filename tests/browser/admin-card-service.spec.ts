@@ -291,6 +291,47 @@ describe("admin screens of the card service", () => {
     await sweep.getByText("refund unknown").waitFor()
     await sweep.getByText("capture confirmed").waitFor()
   })
+
+  // Last in this file: it switches the store to automatic capture.
+  it("switches capture to automatic in the admin, and the next checkout's payment is captured; refuses a wrong client secret", async () => {
+    const page = await browser!.newPage({ viewport: { width: 1440, height: 1000 } })
+    await logIn(page, ready)
+    await page.goto(`${ready.admin}/settings/card-service`)
+    const form = page.getByTestId("card-service-settings-form")
+    await form.waitFor({ timeout: 60_000 })
+    await form.getByText("From medusa-config.ts").first().waitFor()
+
+    await form.getByLabel("Capture").selectOption("true")
+    await form.getByRole("button", { name: "Save settings" }).click()
+    await form.getByTestId("card-service-settings-saved").waitFor({ timeout: 30_000 })
+    await form.getByTestId("card-service-settings-changes").getByText(
+      // From medusa-config.ts's value to the one saved here.
+      new RegExp(`${ready.adminEmail} changed autoCapture: \\(medusa-config\\.ts\\) → true`)
+    ).waitFor()
+
+    const shopper = await browser!.newPage()
+    const orderId = await buyWithChallengeCard(shopper, ready)
+    await shopper.close()
+    const token = await adminToken(ready)
+    const payment = await cardServicePayment(ready, token, orderId)
+    expect(payment.captured_at).toBeTruthy()
+    expect(payment.data.state).toBe("captured")
+
+    await form.getByLabel("Client secret").fill("not-the-sandbox-secret")
+    await form.getByRole("button", { name: "Save settings" }).click()
+    const refusal = form.getByTestId("card-service-settings-error")
+    await refusal.waitFor({ timeout: 30_000 })
+    expect(await refusal.textContent()).toMatch(/refused these settings \(credentials\).*Nothing was saved/)
+    await page.screenshot({
+      path: path.join(SHOTS, "admin-settings-form-refusal.png"),
+      fullPage: true,
+    })
+    expect((await page.locator("main").textContent()) ?? "").not.toContain("not-the-sandbox-secret")
+    // The service still takes the secret in force.
+    await page.getByRole("button", { name: "Test connection" }).click()
+    await page.getByText(/Connected: the service issued/).waitFor()
+    await page.close()
+  })
 })
 
 /** One fault for the demo's sandbox, through its loopback control endpoint. */
@@ -351,7 +392,9 @@ async function buyWithChallengeCard(page: Page, ready: Ready): Promise<string> {
 }
 
 async function logIn(page: Page, ready: Ready) {
-  await page.goto(`${ready.admin}/login`)
+  // The demo serves the dashboard through Vite in development mode: the first
+  // page compiles it, which took over 30 s on a busy two-core machine.
+  await page.goto(`${ready.admin}/login`, { timeout: 120_000 })
   await page.locator("input[name=email]").fill(ready.adminEmail)
   await page.locator("input[name=password]").fill(ready.adminPassword)
   await page.getByRole("button", { name: "Continue with Email" }).click()

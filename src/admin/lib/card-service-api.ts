@@ -5,8 +5,10 @@ import { sdk } from "./sdk"
 // (src/api/admin/card-service). Type-only imports, which the admin bundler
 // erases, so no server code enters the browser bundle.
 import type {
+  AdminSettingName,
   PaymentTransactionsResponse,
   ReconciliationResponse,
+  SettingsChangesResponse,
   SettingsResponse,
   SweepRunResponse,
   TestConnectionResponse,
@@ -14,7 +16,10 @@ import type {
 } from "../../api/admin/card-service/response-types"
 
 export type {
+  AdminSettingField,
+  AdminSettingName,
   ProviderSettings,
+  SettingsChangeEntry,
   ReconcileEntry,
   RegionLink,
   TransactionRow,
@@ -23,6 +28,7 @@ export type {
 const keys = {
   settings: ["card-service", "settings"] as const,
   reconciliation: ["card-service", "reconciliation"] as const,
+  settingsChanges: ["card-service", "settings", "changes"] as const,
   transactions: (paymentId: string) =>
     ["card-service", "transactions", paymentId] as const,
 }
@@ -32,6 +38,38 @@ export function useCardServiceSettings() {
     queryKey: keys.settings,
     queryFn: () =>
       sdk.client.fetch<SettingsResponse>("/admin/card-service/settings"),
+  })
+}
+
+export type SettingsSave = {
+  settings: Partial<Record<AdminSettingName, string | boolean | string[] | null>>
+  confirm_live?: boolean
+}
+
+/** Saves the admin's settings; the answer is the settings page's data, in force. */
+export function useSaveSettings() {
+  const queryClient = useQueryClient()
+  return useMutation({
+    mutationFn: (body: SettingsSave) =>
+      sdk.client.fetch<SettingsResponse>("/admin/card-service/settings", {
+        method: "POST",
+        body,
+      }),
+    onSuccess: (data) => {
+      queryClient.setQueryData(keys.settings, data)
+      queryClient.invalidateQueries({ queryKey: keys.settingsChanges })
+    },
+  })
+}
+
+/** Who changed which setting, when (the audit trail). */
+export function useSettingsChanges() {
+  return useQuery({
+    queryKey: keys.settingsChanges,
+    queryFn: () =>
+      sdk.client.fetch<SettingsChangesResponse>(
+        "/admin/card-service/settings/changes"
+      ),
   })
 }
 

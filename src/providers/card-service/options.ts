@@ -11,8 +11,39 @@ function unsetWhenBlank(value: unknown): unknown {
   return typeof value === "string" && value.trim() === "" ? undefined : value
 }
 
+/** A list, which an environment variable carries comma-separated. */
+function commaList(value: unknown): unknown {
+  const given = unsetWhenBlank(value)
+  return typeof given === "string"
+    ? given
+        .split(",")
+        .map((entry) => entry.trim())
+        .filter(Boolean)
+    : given
+}
+
 const fromEnv = <T extends z.ZodType>(schema: T) =>
   z.preprocess(unsetWhenBlank, schema)
+
+/**
+ * The options a store owner may change in the admin (Settings > Card
+ * service; admin-settings.ts). Everything else (backendUrl, storefrontUrl,
+ * sessionSecret, timeouts, messages...) stays in medusa-config.ts: those
+ * shape URLs and keys that open payment sessions depend on.
+ */
+export const ADMIN_SETTING_KEYS = [
+  "mode",
+  "testUrl",
+  "liveUrl",
+  "merchantId",
+  "verifyId",
+  "clientCode",
+  "clientSecret",
+  "autoCapture",
+  "windowed",
+  "redirectOnFailure",
+  "allowedReturnOrigins",
+] as const
 
 const url = z
   .string({ error: "must be an absolute URL such as https://shop.example.com" })
@@ -70,6 +101,7 @@ export const OPTION_ENV_NAMES: Readonly<Record<string, string>> = {
   sessionSecret: "CARD_SERVICE_SESSION_SECRET",
   reconcile: "CARD_SERVICE_RECONCILE",
   reconcileGraceMs: "CARD_SERVICE_RECONCILE_GRACE_MS",
+  lockedSettings: "CARD_SERVICE_LOCKED_SETTINGS",
 }
 
 /**
@@ -113,15 +145,7 @@ export const CardServiceOptionsSchema = z
      * route is no open redirect. From the environment: comma-separated.
      */
     allowedReturnOrigins: z.preprocess(
-      (value) => {
-        const given = unsetWhenBlank(value)
-        return typeof given === "string"
-          ? given
-              .split(",")
-              .map((origin) => origin.trim())
-              .filter(Boolean)
-          : given
-      },
+      commaList,
       z.array(url, { error: "must be a list of absolute URLs" }).default([])
     ),
     /**
@@ -215,6 +239,24 @@ export const CardServiceOptionsSchema = z
         .int("must be a whole number of calls per second above 0")
         .positive("must be a whole number of calls per second above 0")
         .default(20)
+    ),
+    /**
+     * Options the admin may not override (Settings > Card service shows them
+     * read-only, "set in code"): a list of option names such as
+     * `["mode", "clientSecret"]` (src/providers/card-service/admin-settings.ts
+     * lists which the admin can change). From the environment:
+     * comma-separated. Default: none locked.
+     */
+    lockedSettings: z.preprocess(
+      commaList,
+      z
+        .array(
+          z.enum(ADMIN_SETTING_KEYS, {
+            error: `must name an option the admin may change: ${ADMIN_SETTING_KEYS.join(", ")}`,
+          }),
+          { error: "must be a list of option names" }
+        )
+        .default([])
     ),
   })
   // `when` runs these checks even when other options are bad (zod skips

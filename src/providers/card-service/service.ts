@@ -33,12 +33,14 @@ import { Authorization, tampered } from "./authorization"
 import { FollowOns } from "./follow-ons"
 import { MedusaSessionTerms } from "./medusa-session-terms"
 import { type LostCapture, resolveLostCapture } from "./lost-follow-ons"
+import { mergeAdminSettings } from "./admin-settings"
 import { CardServiceOptions, parseOptions, serviceBaseUrl } from "./options"
 import { OrphanRelease } from "./orphan-release"
 import { allowedReturnUrl, returnTarget } from "./return-url"
 import { SessionBuilder, sessionIdFrom } from "./session-builder"
 import { CardServiceSessionData, parseSessionData } from "./session-data"
 import { SessionSealer } from "./session-seal"
+import { settingsSource } from "./settings-source"
 import { statusForState } from "./status-mapping"
 import { publicRecord, TransactionLookup } from "./transaction-lookup"
 
@@ -57,16 +59,20 @@ import { publicRecord, TransactionLookup } from "./transaction-lookup"
 export default class CardServiceProviderService extends AbstractPaymentProvider<CardServiceOptions> {
   static identifier = "card-service"
 
-  protected readonly options_: CardServiceOptions
+  /** medusa-config.ts's options as given: the defaults under the admin's settings. */
+  protected readonly codeOptions_: Record<string, unknown>
   protected readonly logger_: Logger
-  protected readonly client_: CardServiceClient
   protected readonly sealer_: SessionSealer
-  protected readonly sessions_: SessionBuilder
-  protected readonly lookup_: TransactionLookup
-  protected readonly reversal_: ApprovalReversal
-  protected readonly followOns_: FollowOns
-  protected readonly authorization_: Authorization
-  protected readonly orphans_: OrphanRelease
+  // Rebuilt by applySettings_ when the admin's settings change (refreshSettings).
+  protected options_!: CardServiceOptions
+  protected client_!: CardServiceClient
+  protected sessions_!: SessionBuilder
+  protected lookup_!: TransactionLookup
+  protected reversal_!: ApprovalReversal
+  protected followOns_!: FollowOns
+  protected authorization_!: Authorization
+  protected orphans_!: OrphanRelease
+  protected settingsRevision_: string | null = null
   protected readonly medusaTerms_: MedusaSessionTerms
 
   static validateOptions(options: Record<string, unknown>): void {
@@ -76,7 +82,39 @@ export default class CardServiceProviderService extends AbstractPaymentProvider<
   constructor(container: { logger: Logger }, options: Record<string, unknown>) {
     super(container, options as CardServiceOptions)
     const parsed = parseOptions(options)
-    const logger = container.logger
+    this.codeOptions_ = options
+    this.logger_ = container.logger
+    // The sealing key comes from medusa-config.ts alone, so the admin
+    // changing credentials does not invalidate open payment sessions.
+    this.sealer_ = SessionSealer.fromOptions(parsed)
+    this.medusaTerms_ = new MedusaSessionTerms(container)
+    this.applySettings_(parsed)
+  }
+
+  /**
+   * Brings this instance up to the admin's stored settings (medusa-config.ts
+   * options as defaults, locked options kept): every payment operation and
+   * every route that looks the provider up calls it. The settings module
+   * caches the row and drops the cache on its "updated" event, so this costs
+   * a comparison unless something changed. A new client means a new
+   * verification-code cache: no code fetched under old credentials is reused.
+   */
+  async refreshSettings(): Promise<void> {
+    const source = settingsSource()
+    if (!source) return
+    const snapshot = await source.current()
+    if (snapshot.revision === this.settingsRevision_) return
+    const parsed = parseOptions(mergeAdminSettings(this.codeOptions_, snapshot.values))
+    const previous = this.client_
+    this.applySettings_(parsed)
+    this.settingsRevision_ = snapshot.revision
+    // Requests under way keep the old client until they finish; close()
+    // waits for them.
+    void previous.close().catch(() => undefined)
+  }
+
+  protected applySettings_(parsed: CardServiceOptions): void {
+    const logger = this.logger_
     const email = parsed.merchantEmail
     const client = new CardServiceClient({
       baseUrl: serviceBaseUrl(parsed),
@@ -87,21 +125,18 @@ export default class CardServiceProviderService extends AbstractPaymentProvider<
       timeouts: parsed.timeouts,
       logger,
     })
-    const sealer = SessionSealer.fromOptions(parsed)
+    const sealer = this.sealer_
     const lookup = new TransactionLookup(client, sealer, logger)
     const reversal = new ApprovalReversal(client, lookup, email, logger)
     const followOns = new FollowOns(client, reversal, email, logger)
     this.options_ = parsed
-    this.logger_ = logger
     this.client_ = client
-    this.sealer_ = sealer
     this.sessions_ = new SessionBuilder(parsed, sealer, logger)
     this.lookup_ = lookup
     this.reversal_ = reversal
     this.followOns_ = followOns
     this.authorization_ = new Authorization(lookup, followOns, reversal, parsed)
     this.orphans_ = new OrphanRelease(lookup, reversal, sealer, logger)
-    this.medusaTerms_ = new MedusaSessionTerms(container)
   }
 
   /** The client, for the plugin's routes (one pool per provider instance). */
@@ -117,12 +152,18 @@ export default class CardServiceProviderService extends AbstractPaymentProvider<
     return this.options_
   }
 
+  /** medusa-config.ts's options as given (the admin's defaults and locks). */
+  get codeOptions(): Readonly<Record<string, unknown>> {
+    return this.codeOptions_
+  }
+
   async initiatePayment({
     amount,
     currency_code,
     data,
     context,
   }: InitiatePaymentInput): Promise<InitiatePaymentOutput> {
+    await this.refreshSettings()
     const sessionId = sessionIdFrom(
       data,
       context,
@@ -152,6 +193,7 @@ export default class CardServiceProviderService extends AbstractPaymentProvider<
     data,
     context,
   }: UpdatePaymentInput): Promise<UpdatePaymentOutput> {
+    await this.refreshSettings()
     const current = this.sessions_.trusted(data, context)
     const sessionId =
       current?.session_id ??
@@ -173,6 +215,7 @@ export default class CardServiceProviderService extends AbstractPaymentProvider<
     data,
     context,
   }: AuthorizePaymentInput): Promise<AuthorizePaymentOutput> {
+    await this.refreshSettings()
     const stored = this.sessions_.trusted(data, context)
     if (!stored) return tampered(data, this.logger_)
     // The seal binds the terms to the session; Medusa's record must agree too.
@@ -186,6 +229,7 @@ export default class CardServiceProviderService extends AbstractPaymentProvider<
     data,
     context,
   }: CapturePaymentInput): Promise<CapturePaymentOutput> {
+    await this.refreshSettings()
     const session = this.sessions_.requireApproved(data, "capture")
     if (session.capture) {
       // Medusa calls capture again for a "captured" webhook action and for a
@@ -202,6 +246,7 @@ export default class CardServiceProviderService extends AbstractPaymentProvider<
     data,
     context,
   }: RefundPaymentInput): Promise<RefundPaymentOutput> {
+    await this.refreshSettings()
     const session = this.sessions_.requireApproved(data, "refund")
     return {
       data: await this.followOns_.refund(session, amount, context),
@@ -211,6 +256,7 @@ export default class CardServiceProviderService extends AbstractPaymentProvider<
   async cancelPayment({
     data,
   }: CancelPaymentInput): Promise<CancelPaymentOutput> {
+    await this.refreshSettings()
     const session = parseSessionData(data)
     if (!session || !session.transaction_id || session.state !== "authorized") {
       // Nothing held at the service for this payment: nothing to release.
@@ -224,6 +270,7 @@ export default class CardServiceProviderService extends AbstractPaymentProvider<
   async deletePayment({
     data,
   }: DeletePaymentInput): Promise<DeletePaymentOutput> {
+    await this.refreshSettings()
     const session = this.sessions_.trusted(data, undefined)
     const released =
       session && (await this.orphans_.releaseDeletedSession(session))
@@ -233,6 +280,7 @@ export default class CardServiceProviderService extends AbstractPaymentProvider<
   async getPaymentStatus({
     data,
   }: GetPaymentStatusInput): Promise<GetPaymentStatusOutput> {
+    await this.refreshSettings()
     const session = parseSessionData(data)
     if (!session) {
       return { status: PaymentSessionStatus.ERROR, data: data ?? {} }
@@ -243,6 +291,7 @@ export default class CardServiceProviderService extends AbstractPaymentProvider<
   async retrievePayment({
     data,
   }: RetrievePaymentInput): Promise<RetrievePaymentOutput> {
+    await this.refreshSettings()
     const session = parseSessionData(data)
     if (!session?.transaction_id) {
       return { data: data ?? {} }
@@ -293,6 +342,7 @@ export default class CardServiceProviderService extends AbstractPaymentProvider<
     session: CardServiceSessionData,
     record: TransactionRecord
   ): Promise<CardServiceSessionData> {
+    await this.refreshSettings()
     return this.reversal_.reverse(session, record)
   }
 
@@ -301,6 +351,7 @@ export default class CardServiceProviderService extends AbstractPaymentProvider<
     sessionId: string,
     transactionId: string
   ): Promise<boolean> {
+    await this.refreshSettings()
     return this.orphans_.releaseOrphanedApproval(sessionId, transactionId)
   }
 
@@ -308,6 +359,7 @@ export default class CardServiceProviderService extends AbstractPaymentProvider<
   async resolveLostCapture(
     session: CardServiceSessionData
   ): Promise<LostCapture> {
+    await this.refreshSettings()
     return resolveLostCapture(this.followOns_, session)
   }
 

@@ -54,6 +54,7 @@ export async function loadCardServicePayment(
     )
   }
   const provider = cardServiceProvider(container, payment.provider_id)
+  await provider.refreshSettings()
   return {
     payment,
     provider,

@@ -50,8 +50,67 @@ export type ProviderSettings = {
   regions_not_enabled: RegionLink[]
 }
 
-/** GET /admin/card-service/settings */
-export type SettingsResponse = { providers: ProviderSettings[] }
+/** The option names the admin may change (ADMIN_SETTING_KEYS of options.ts). */
+export type AdminSettingName =
+  | "mode"
+  | "testUrl"
+  | "liveUrl"
+  | "merchantId"
+  | "verifyId"
+  | "clientCode"
+  | "clientSecret"
+  | "autoCapture"
+  | "windowed"
+  | "redirectOnFailure"
+  | "allowedReturnOrigins"
+
+/**
+ * One editable setting as the admin form shows it: the value in force and
+ * where it comes from. A secret has no value here, only whether the admin
+ * stored one and when.
+ */
+export type AdminSettingField = {
+  name: AdminSettingName
+  value: string | boolean | string[] | null
+  /** "admin": stored from this page; "code": medusa-config.ts (or its default). */
+  source: "admin" | "code"
+  /** Locked in medusa-config.ts (lockedSettings): shown read-only, "set in code". */
+  locked: boolean
+  secret: boolean
+  /** For a secret stored from this page: when it was set. */
+  set_at: string | null
+}
+
+export type AdminSettingsState = {
+  /** The settings module is registered (otherwise the page is read-only). */
+  editable: boolean
+  /** CARD_SERVICE_SETTINGS_KEY is set, so a secret can be stored. */
+  secrets_storable: boolean
+  fields: AdminSettingField[]
+  updated_at: string | null
+}
+
+/** GET /admin/card-service/settings; POST answers the same after saving. */
+export type SettingsResponse = {
+  providers: ProviderSettings[]
+  admin_settings: AdminSettingsState
+}
+
+/** One entry of the trail: who changed which setting, when. Never a secret's value. */
+export type SettingsChangeEntry = {
+  id: string
+  setting: AdminSettingName
+  secret: boolean
+  old_value: string | null
+  new_value: string | null
+  actor_type: string | null
+  actor_id: string | null
+  actor_email: string | null
+  created_at: string
+}
+
+/** GET /admin/card-service/settings/changes */
+export type SettingsChangesResponse = { changes: SettingsChangeEntry[] }
 
 /** POST /admin/card-service/test-connection: a failed test is still a 200. */
 export type TestConnectionResponse = {

@@ -28,16 +28,16 @@ export async function cardServiceProviders(
   }[] = []
   for (const { id, is_enabled } of listed) {
     if (!id.startsWith(PROVIDER_ID_PREFIX)) continue
+    let provider: CardServiceProviderService
     try {
-      found.push({
-        id,
-        is_enabled,
-        provider: cardServiceProvider(container, id),
-      })
+      provider = cardServiceProvider(container, id)
     } catch {
       // Listed in the database from an earlier configuration, but no longer
       // in medusa-config: nothing to show or test.
+      continue
     }
+    await provider.refreshSettings()
+    found.push({ id, is_enabled, provider })
   }
   return found
 }

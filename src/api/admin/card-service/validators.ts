@@ -26,3 +26,39 @@ export const AdminCardServiceVoid = z
   })
   .strict()
 export type AdminCardServiceVoidType = z.infer<typeof AdminCardServiceVoid>
+
+const settingValue = z.union([
+  z.string().max(2048),
+  z.boolean(),
+  z.array(z.string().max(2048)).max(50),
+  z.null(),
+])
+
+/**
+ * POST /admin/card-service/settings: the settings to change, by option name
+ * (null: back to medusa-config.ts), and the confirmation live mode needs.
+ * Only the shape is checked here; the values go through the options schema
+ * (settings-save.ts).
+ */
+export const AdminCardServiceSettingsSave = z
+  .object({
+    settings: z
+      .object({
+        mode: settingValue,
+        testUrl: settingValue,
+        liveUrl: settingValue,
+        merchantId: settingValue,
+        verifyId: settingValue,
+        clientCode: settingValue,
+        clientSecret: settingValue,
+        autoCapture: settingValue,
+        windowed: settingValue,
+        redirectOnFailure: settingValue,
+        allowedReturnOrigins: settingValue,
+      })
+      .partial()
+      .strict(),
+    confirm_live: z.boolean().optional(),
+  })
+  .strict()
+export type AdminCardServiceSettingsSaveType = z.infer<typeof AdminCardServiceSettingsSave>

@@ -14,6 +14,7 @@ import { Link } from "react-router-dom"
 import { LoadError } from "../../../components/load-error"
 import { NeedsAttention } from "../../../components/needs-attention"
 import { SectionRow } from "../../../components/section-row"
+import { SettingsForm } from "../../../components/settings-form"
 import {
   errorText,
   useCardServiceSettings,
@@ -23,9 +24,9 @@ import {
 } from "../../../lib/card-service-api"
 
 /**
- * Settings > Card service: how the provider is configured (read from the
- * server's options; nothing here can change them, they live in
- * medusa-config), which regions offer it, and a connection test.
+ * Settings > Card service: how the provider is configured (medusa-config.ts
+ * overridden by what the form below saved), which regions offer it, a
+ * connection test, and the settings form with its trail.
  */
 const CardServiceSettingsPage = () => {
   const { data, isLoading, error, refetch } = useCardServiceSettings()
@@ -65,6 +66,11 @@ const CardServiceSettingsPage = () => {
       {data.providers.map((provider) => (
         <ProviderSection key={provider.id} provider={provider} />
       ))}
+      <SettingsForm
+        fields={data.admin_settings.fields}
+        editable={data.admin_settings.editable}
+        secretsStorable={data.admin_settings.secrets_storable}
+      />
     </div>
   )
 }
