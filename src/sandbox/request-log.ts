@@ -1,3 +1,4 @@
+import { RequestTally } from "./request-tally"
 /**
  * What the sandbox was asked, when, and how long it took to answer: for tests
  * that must wait until a request has reached the service, and for the load
@@ -20,9 +21,12 @@ const KEPT = 20_000
 
 export class RequestLog {
   private entries: SandboxRequest[] = []
+  /** Every request counted per endpoint, kept whole when old entries are dropped. */
+  readonly tally = new RequestTally()
 
   /** Notes a request as it arrives; the returned function notes its answer. */
   start(method: string, path: string): (status: number) => void {
+    this.tally.count(method, path)
     const entry: SandboxRequest = { method, path, startedAt: Date.now() }
     this.entries.push(entry)
     if (this.entries.length > KEPT) this.entries.splice(0, this.entries.length - KEPT)
@@ -38,5 +42,6 @@ export class RequestLog {
 
   clear(): void {
     this.entries = []
+    this.tally.clear()
   }
 }

@@ -1,6 +1,5 @@
 import { CallbackDispatcher, CallbackKnobs } from "./callback-delivery"
 import { FaultQueue } from "./fault-knobs"
-import { RequestTally } from "./request-tally"
 import {
   CodeScoping,
   SandboxCredentials,
@@ -24,8 +23,6 @@ export type SandboxContext = {
   readonly verificationCodes: VerificationCodes
   readonly dispatcher: CallbackDispatcher
   readonly faults: FaultQueue
-  /** Requests per endpoint (request-tally.ts). */
-  readonly tally: RequestTally
   /** The code scoping in force (sandbox-options.ts). */
   codeScoping(): CodeScoping
   /** JSON requests that carried a code already posted in a form, by path; refused ones too. */

@@ -75,7 +75,6 @@ export class CardServiceSandbox extends SandboxTestControls {
   ): Promise<void> {
     const ctx = this.context
     const pathname = pathOf(req)
-    ctx.tally.count(req.method, pathname)
     if (pathname === "/authorize") {
       return serveJson(ctx, req, res, pathname, "GET", false, () =>
         authorize(ctx, req)

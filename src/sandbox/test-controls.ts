@@ -11,7 +11,6 @@ import { FaultQueue, FaultSpec } from "./fault-knobs"
 import { approvedAmount } from "./payment-result"
 import { RequestLog, SandboxRequest } from "./request-log"
 import { SandboxContext } from "./sandbox-context"
-import { RequestTally } from "./request-tally"
 import {
   CodeScoping,
   DEFAULT_CREDENTIALS,
@@ -77,7 +76,6 @@ export class SandboxTestControls {
       ),
       dispatcher: new CallbackDispatcher(logger),
       faults: new FaultQueue(),
-      tally: new RequestTally(),
       codeScoping: () => this.codeScoping,
       formCodeUses: [],
       knobsFor: (merchantReferenceCode) => ({
@@ -176,7 +174,7 @@ export class SandboxTestControls {
 
   /** Requests received per endpoint since start or reset(), e.g. `{"GET /authorize": 2}`. */
   requestCounts(): Record<string, number> {
-    return this.context.tally.snapshot()
+    return this.requestLog.tally.snapshot()
   }
 
   /**
@@ -271,7 +269,6 @@ export class SandboxTestControls {
     this.context.references.clear()
     this.context.challenges.clear()
     this.context.dispatcher.deliveries.length = 0
-    this.context.tally.clear()
     this.context.formCodeUses.length = 0
     this.requestLog.clear()
   }
