@@ -97,6 +97,42 @@ medusaIntegrationTestRunner({
       })
     })
 
+    describe("two approvals of one session reported at the same moment (two tabs paid)", () => {
+      it("one becomes the order and the other is reversed: no approved money is left held", async () => {
+        const { store, cart, session } = await cartWithSession(api, getContainer())
+        const firstTab = await formOf(store.publishableKey, session.id)
+        const secondTab = await formOf(store.publishableKey, session.id)
+        sandbox().setCallbackKnobs({ drop: true })
+        const first = await postPaymentForm(firstTab, CARDS.approved)
+        const second = await postPaymentForm(secondTab, CARDS.approvedMastercard)
+        const approvals = [transactionOf(first.serviceLocation), transactionOf(second.serviceLocation)]
+        // The service holds its answers to the first two checks, so the
+        // first tab's callback and the second tab's return are checked side
+        // by side unless they are settled one at a time.
+        sandbox().injectFault({ type: "delay", ms: 1500, count: 2, path: "/payment/retrieve" })
+
+        const [callback, landed] = await Promise.all([
+          postCallback(session.id, approvals[0]),
+          returnThrough(second.serviceLocation),
+        ])
+
+        expect(callback.status).toBe(200)
+        const { data: orders } = await getContainer()
+          .resolve("query")
+          .graph({ entity: "order_cart", fields: ["order_id"], filters: { cart_id: cart.id } })
+        expect(orders).toHaveLength(1)
+        const ordered = (await paymentOfOrder(getContainer(), orders[0].order_id)).data.transaction_id
+        expect(approvals).toContain(ordered)
+        const other = approvals.find((id) => id !== ordered) as string
+        expect({
+          ordered: reversalsOf(ordered).map((r) => r.status),
+          other: reversalsOf(other).map((r) => r.status),
+        }).toEqual({ ordered: [], other: ["successful"] })
+        expect(landed.searchParams.get("status")).toBe("paid")
+        expect(landed.searchParams.get("order_id")).toBe(orders[0].order_id)
+      })
+    })
+
     describe("sealed terms Medusa's own record of the session no longer has", () => {
       it.each([
         ["amount", { amount: 25 }],
