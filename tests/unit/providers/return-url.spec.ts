@@ -38,7 +38,11 @@ describe("allowedReturnUrl", () => {
 })
 
 describe("allowedReturnUrl for the demo's storefront, http://localhost:8000", () => {
-  const local = { ...options, storefrontUrl: "http://localhost:8000", allowedReturnOrigins: [] }
+  const local = {
+    ...options,
+    storefrontUrl: "http://localhost:8000",
+    allowedReturnOrigins: [],
+  }
 
   it("admits the storefront's own origin, path and query kept", () => {
     expect(allowedReturnUrl(local, "http://localhost:8000/thanks?step=2")).toBe(
@@ -48,8 +52,14 @@ describe("allowedReturnUrl for the demo's storefront, http://localhost:8000", ()
 
   // Each starts with the allowed origin's characters: a prefix match would let it through.
   it.each([
-    ["another host that starts with the storefront's", "http://localhost:8000.evil.com/"],
-    ["the storefront's origin as user info of another host", "http://localhost:8000@evil.com/"],
+    [
+      "another host that starts with the storefront's",
+      "http://localhost:8000.evil.com/",
+    ],
+    [
+      "the storefront's origin as user info of another host",
+      "http://localhost:8000@evil.com/",
+    ],
     ["a longer port", "http://localhost:80001/"],
     ["another port", "http://localhost:8001/"],
     ["the default port", "http://localhost/"],
