@@ -56,45 +56,62 @@ medusaIntegrationTestRunner({
         })
       ).data.form
 
-    describe("a decline reported after this session's approval (a second tab's card)", () => {
-      it("keeps the approval: the cart becomes an order with it, and no approved money is left held", async () => {
-        const { store, cart, session } = await cartWithSession(api, getContainer())
-        // Both tabs load the pay page before either pays.
-        const firstTab = await formOf(store.publishableKey, session.id)
-        const secondTab = await formOf(store.publishableKey, session.id)
-        sandbox().setCallbackKnobs({ drop: true })
-        const approved = await postPaymentForm(firstTab, CARDS.approved)
-        const approval = transactionOf(approved.serviceLocation)
+    describe("a later result of this session reported after its approval (a second tab's card)", () => {
+      it.each([
+        ["a decline", CARDS.declined, (fields: Record<string, string>) => fields, "declined", []],
+        [
+          "an approval of another amount",
+          CARDS.approved,
+          (fields: Record<string, string>) => ({ ...fields, amount: "1.00" }),
+          "successful",
+          ["successful"],
+        ],
+      ])(
+        "%s does not replace the approval: the cart becomes an order with it, and no approved money is left held",
+        async (_, card, editFields, secondStatus, secondReversals) => {
+          const { store, cart, session } = await cartWithSession(api, getContainer())
+          // Both tabs load the pay page before either pays.
+          const firstTab = await formOf(store.publishableKey, session.id)
+          const secondTab = await formOf(store.publishableKey, session.id)
+          sandbox().setCallbackKnobs({ drop: true })
+          const approved = await postPaymentForm(firstTab, CARDS.approved)
+          const approval = transactionOf(approved.serviceLocation)
 
-        // The approval is attached, but the service fails Medusa's own check
-        // while the cart is completed (every try of the client): the callback
-        // asks to be delivered again, and the cart is not an order yet.
-        sandbox().injectFault({ type: "delay", ms: 0, count: 1, path: "/payment/retrieve" })
-        sandbox().injectFault({ type: "status", status: 503, count: 3, path: "/payment/retrieve" })
-        const firstDelivery = await postCallback(session.id, approval)
-        expect(firstDelivery.status).toBe(503)
-        expect(await orderOfCart(getContainer(), cart.id)).toBeNull()
+          // The approval is attached, but the service fails Medusa's own check
+          // while the cart is completed (every try of the client): the callback
+          // asks to be delivered again, and the cart is not an order yet.
+          sandbox().injectFault({ type: "delay", ms: 0, count: 1, path: "/payment/retrieve" })
+          sandbox().injectFault({ type: "status", status: 503, count: 3, path: "/payment/retrieve" })
+          const firstDelivery = await postCallback(session.id, approval)
+          expect(firstDelivery.status).toBe(503)
+          expect(await orderOfCart(getContainer(), cart.id)).toBeNull()
 
-        // The second tab pays with a card the bank declines, and comes back.
-        const declined = await postPaymentForm(secondTab, CARDS.declined)
-        const decline = transactionOf(declined.serviceLocation)
-        expect(sandbox().transaction(decline)).toMatchObject({ status: "declined" })
-        const landed = await returnThrough(declined.serviceLocation)
+          // The second tab pays, and comes back.
+          const paidAgain = await postPaymentForm(secondTab, card, editFields)
+          const second = transactionOf(paidAgain.serviceLocation)
+          expect(sandbox().transaction(second)).toMatchObject({ status: secondStatus })
+          const landed = await returnThrough(paidAgain.serviceLocation)
 
-        // The service's record says the session is paid: the approval stands.
-        expect(sandbox().transaction(approval)).toMatchObject({ step: "AUTHORIZATION", status: "successful" })
-        const orderId = await orderOfCart(getContainer(), cart.id)
-        expect({ order: orderId, reversals: reversalsOf(approval).length }).toEqual({
-          order: expect.stringMatching(/^order_/),
-          reversals: 0,
-        })
-        expect((await paymentOfOrder(getContainer(), orderId as string)).data.transaction_id).toBe(approval)
-        expect(landed.searchParams.get("status")).toBe("paid")
-        expect(landed.searchParams.get("order_id")).toBe(orderId)
-        // The service delivering the approval again changes nothing.
-        expect(await postCallback(session.id, approval)).toEqual({ status: 200, body: { received: true } })
-        expect(await orderOfCart(getContainer(), cart.id)).toBe(orderId)
-      })
+          // The service's record says the session is paid: the approval stands.
+          expect(sandbox().transaction(approval)).toMatchObject({ step: "AUTHORIZATION", status: "successful" })
+          const orderId = await orderOfCart(getContainer(), cart.id)
+          expect({
+            order: orderId,
+            approvalReversals: reversalsOf(approval).length,
+            secondReversals: reversalsOf(second).map((r) => r.status),
+          }).toEqual({
+            order: expect.stringMatching(/^order_/),
+            approvalReversals: 0,
+            secondReversals,
+          })
+          expect((await paymentOfOrder(getContainer(), orderId as string)).data.transaction_id).toBe(approval)
+          expect(landed.searchParams.get("status")).toBe("paid")
+          expect(landed.searchParams.get("order_id")).toBe(orderId)
+          // The service delivering the approval again changes nothing.
+          expect(await postCallback(session.id, approval)).toEqual({ status: 200, body: { received: true } })
+          expect(await orderOfCart(getContainer(), cart.id)).toBe(orderId)
+        }
+      )
     })
 
     describe("two approvals of one session reported at the same moment (two tabs paid)", () => {
