@@ -114,6 +114,36 @@ medusaIntegrationTestRunner({
       )
     })
 
+    describe("a decline reported after the approval while the service cannot say what the approval is", () => {
+      it("does not tell the shopper to pay again, and the approval's next delivery makes the order", async () => {
+        const { store, cart, session } = await cartWithSession(api, getContainer())
+        const firstTab = await formOf(store.publishableKey, session.id)
+        const secondTab = await formOf(store.publishableKey, session.id)
+        sandbox().setCallbackKnobs({ drop: true })
+        const approval = transactionOf((await postPaymentForm(firstTab, CARDS.approved)).serviceLocation)
+        sandbox().injectFault({ type: "delay", ms: 0, count: 1, path: "/payment/retrieve" })
+        sandbox().injectFault({ type: "status", status: 503, count: 3, path: "/payment/retrieve" })
+        expect((await postCallback(session.id, approval)).status).toBe(503)
+        const declined = await postPaymentForm(secondTab, CARDS.declined)
+
+        // The decline's own record is read; the approval's record is not
+        // (every try of the client gets a 503).
+        sandbox().injectFault({ type: "delay", ms: 0, count: 1, path: "/payment/retrieve" })
+        sandbox().injectFault({ type: "status", status: 503, count: 3, path: "/payment/retrieve" })
+        const landed = await returnThrough(declined.serviceLocation)
+
+        expect(landed.searchParams.get("status")).toBe("pending")
+        expect(landed.searchParams.get("retry_url")).toBeNull()
+        expect(await orderOfCart(getContainer(), cart.id)).toBeNull()
+        // The service is back and delivers the approval again.
+        expect((await postCallback(session.id, approval)).status).toBe(200)
+        const orderId = await orderOfCart(getContainer(), cart.id)
+        expect(orderId).toMatch(/^order_/)
+        expect((await paymentOfOrder(getContainer(), orderId as string)).data.transaction_id).toBe(approval)
+        expect(reversalsOf(approval)).toEqual([])
+      })
+    })
+
     describe("two approvals of one session reported at the same moment (two tabs paid)", () => {
       it("one becomes the order and the other is reversed: no approved money is left held", async () => {
         const { store, cart, session } = await cartWithSession(api, getContainer())
