@@ -304,6 +304,15 @@ async function attachTransaction(
       return { kind: "ignored", reason: "the session is already paid; the second approval was reversed" }
     }
   }
+  if (data.transaction_id && verdict.outcome !== "approved" && (await isApproval(provider, data))) {
+    // The session's attached transaction is an approval (the service's record
+    // says so): a later decline, error or wrong-amount approval of this
+    // session (another tab) does not replace it, or the approved money would
+    // stay held with no order. A wrong-amount approval is released; the
+    // session keeps its approval and goes on to its order.
+    if (verdict.outcome === "mismatch") await provider.releaseApproval(data, record)
+    return { kind: "attached", data }
+  }
   if (verdict.outcome === "mismatch") {
     // Approved, but not for what the cart costs: release the money at once
     // and fail the session with the reason; the shopper can pay again.
@@ -337,6 +346,26 @@ async function attachTransaction(
       state: failure && !underReview ? "failed" : "pending",
     },
   }
+}
+
+/**
+ * Whether the session's attached transaction is its approval, by the
+ * service's record. A service that cannot answer is an error (the callback
+ * answers 503 and is delivered again), not a "no": a "no" would let a later
+ * result replace an approval.
+ */
+async function isApproval(provider: CardServiceProviderService, data: CardServiceSessionData): Promise<boolean> {
+  let record: TransactionRecord
+  try {
+    record = await provider.client.retrieve(data.transaction_id as string)
+  } catch (error) {
+    if (error instanceof CardServiceError && error.httpStatus === 404) return false
+    throw error
+  }
+  return (
+    checkApproval(record, data, (reference, id) => provider.sealer.referenceBelongsTo(reference, id)).outcome ===
+    "approved"
+  )
 }
 
 async function completeCart(

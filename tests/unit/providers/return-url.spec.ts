@@ -37,6 +37,43 @@ describe("allowedReturnUrl", () => {
   })
 })
 
+describe("allowedReturnUrl for the demo's storefront, http://localhost:8000", () => {
+  const local = {
+    ...options,
+    storefrontUrl: "http://localhost:8000",
+    allowedReturnOrigins: [],
+  }
+
+  it("admits the storefront's own origin, path and query kept", () => {
+    expect(allowedReturnUrl(local, "http://localhost:8000/thanks?step=2")).toBe(
+      "http://localhost:8000/thanks?step=2"
+    )
+  })
+
+  // Each starts with the allowed origin's characters: a prefix match would let it through.
+  it.each([
+    [
+      "another host that starts with the storefront's",
+      "http://localhost:8000.evil.com/",
+    ],
+    [
+      "the storefront's origin as user info of another host",
+      "http://localhost:8000@evil.com/",
+    ],
+    ["a longer port", "http://localhost:80001/"],
+    ["another port", "http://localhost:8001/"],
+    ["the default port", "http://localhost/"],
+    ["https instead of http", "https://localhost:8000/"],
+    ["another name for the same machine", "http://127.0.0.1:8000/"],
+    ["a subdomain of localhost", "http://shop.localhost:8000/"],
+  ])("refuses %s: %s", (_, candidate) => {
+    expect(allowedReturnUrl(local, candidate)).toBeNull()
+    expect(returnTarget(local, { return_to: candidate }).href).toBe(
+      "http://localhost:8000/checkout/return"
+    )
+  })
+})
+
 describe("returnTarget", () => {
   it("is the session's allowed choice", () => {
     expect(

@@ -1,0 +1,240 @@
+import { medusaIntegrationTestRunner } from "@medusajs/test-utils"
+import { request } from "undici"
+import { postPaymentForm } from "../helpers/browser-step"
+import { useCardServiceSandbox } from "../helpers/card-service-env"
+import { CARDS, cartWithSession, orderOfCart, paymentOfOrder } from "../helpers/checkout-flow"
+
+jest.setTimeout(180_000)
+
+const env = useCardServiceSandbox()
+
+/**
+ * Protections of settlement (issue 20), each pinned by what someone outside
+ * notices: an order, a reversal, the callback's answer, where the shopper is
+ * sent, the calls the service receives.
+ */
+medusaIntegrationTestRunner({
+  testSuite: ({ api, getContainer }) => {
+    const sandbox = () => env.sandbox()
+    beforeEach(() => {
+      sandbox().resetKnobs()
+      sandbox().reset()
+    })
+
+    const transactionOf = (location: string | null) =>
+      new URL(location as string).searchParams.get("transactionId") as string
+    const postCallback = (sessionId: string, transactionId: string, reasonCode = "100") =>
+      request(`${env.backendUrl()}/card-service/callback/${sessionId}/`, {
+        method: "POST",
+        headers: { "content-type": "application/json" },
+        body: JSON.stringify({
+          decision: reasonCode === "100" ? "ACCEPT" : "REJECT",
+          reasonCode,
+          transactionId,
+          originalTransactionId: "",
+        }),
+      }).then(async (response) => ({ status: response.statusCode, body: await response.body.json() }))
+    /** Follows the service's redirect back through the return route; where the shopper lands. */
+    const returnThrough = async (serviceLocation: string | null) => {
+      const back = await request(serviceLocation as string)
+      await back.body.dump()
+      return new URL(back.headers.location as string)
+    }
+    const reversalsOf = (transactionId: string) =>
+      sandbox()
+        .transactions()
+        .filter((r) => r.step === "REVERSAL" && r.originalTransactionId === transactionId)
+    const retrievesOf = (transactionId: string) =>
+      sandbox()
+        .requests()
+        .filter((r) => r.path.endsWith(`/${transactionId}`)).length
+    /** The payment form of a session as a tab of the storefront loaded it. */
+    const formOf = async (publishableKey: string, sessionId: string) =>
+      (
+        await api.get(`/store/card-service/sessions/${sessionId}/form`, {
+          headers: { "x-publishable-api-key": publishableKey },
+        })
+      ).data.form
+
+    describe("a later result of this session reported after its approval (a second tab's card)", () => {
+      it.each([
+        ["a decline", CARDS.declined, (fields: Record<string, string>) => fields, "declined", []],
+        [
+          "an approval of another amount",
+          CARDS.approved,
+          (fields: Record<string, string>) => ({ ...fields, amount: "1.00" }),
+          "successful",
+          ["successful"],
+        ],
+      ])(
+        "%s does not replace the approval: the cart becomes an order with it, and no approved money is left held",
+        async (_, card, editFields, secondStatus, secondReversals) => {
+          const { store, cart, session } = await cartWithSession(api, getContainer())
+          // Both tabs load the pay page before either pays.
+          const firstTab = await formOf(store.publishableKey, session.id)
+          const secondTab = await formOf(store.publishableKey, session.id)
+          sandbox().setCallbackKnobs({ drop: true })
+          const approved = await postPaymentForm(firstTab, CARDS.approved)
+          const approval = transactionOf(approved.serviceLocation)
+
+          // The approval is attached, but the service fails Medusa's own check
+          // while the cart is completed (every try of the client): the callback
+          // asks to be delivered again, and the cart is not an order yet.
+          sandbox().injectFault({ type: "delay", ms: 0, count: 1, path: "/payment/retrieve" })
+          sandbox().injectFault({ type: "status", status: 503, count: 3, path: "/payment/retrieve" })
+          const firstDelivery = await postCallback(session.id, approval)
+          expect(firstDelivery.status).toBe(503)
+          expect(await orderOfCart(getContainer(), cart.id)).toBeNull()
+
+          // The second tab pays, and comes back.
+          const paidAgain = await postPaymentForm(secondTab, card, editFields)
+          const second = transactionOf(paidAgain.serviceLocation)
+          expect(sandbox().transaction(second)).toMatchObject({ status: secondStatus })
+          const landed = await returnThrough(paidAgain.serviceLocation)
+
+          // The service's record says the session is paid: the approval stands.
+          expect(sandbox().transaction(approval)).toMatchObject({ step: "AUTHORIZATION", status: "successful" })
+          const orderId = await orderOfCart(getContainer(), cart.id)
+          expect({
+            order: orderId,
+            approvalReversals: reversalsOf(approval).length,
+            secondReversals: reversalsOf(second).map((r) => r.status),
+          }).toEqual({
+            order: expect.stringMatching(/^order_/),
+            approvalReversals: 0,
+            secondReversals,
+          })
+          expect((await paymentOfOrder(getContainer(), orderId as string)).data.transaction_id).toBe(approval)
+          expect(landed.searchParams.get("status")).toBe("paid")
+          expect(landed.searchParams.get("order_id")).toBe(orderId)
+          // The service delivering the approval again changes nothing.
+          expect(await postCallback(session.id, approval)).toEqual({ status: 200, body: { received: true } })
+          expect(await orderOfCart(getContainer(), cart.id)).toBe(orderId)
+        }
+      )
+    })
+
+    describe("a decline reported after the approval while the service cannot say what the approval is", () => {
+      it("does not tell the shopper to pay again, and the approval's next delivery makes the order", async () => {
+        const { store, cart, session } = await cartWithSession(api, getContainer())
+        const firstTab = await formOf(store.publishableKey, session.id)
+        const secondTab = await formOf(store.publishableKey, session.id)
+        sandbox().setCallbackKnobs({ drop: true })
+        const approval = transactionOf((await postPaymentForm(firstTab, CARDS.approved)).serviceLocation)
+        sandbox().injectFault({ type: "delay", ms: 0, count: 1, path: "/payment/retrieve" })
+        sandbox().injectFault({ type: "status", status: 503, count: 3, path: "/payment/retrieve" })
+        expect((await postCallback(session.id, approval)).status).toBe(503)
+        const declined = await postPaymentForm(secondTab, CARDS.declined)
+
+        // The decline's own record is read; the approval's record is not
+        // (every try of the client gets a 503).
+        sandbox().injectFault({ type: "delay", ms: 0, count: 1, path: "/payment/retrieve" })
+        sandbox().injectFault({ type: "status", status: 503, count: 3, path: "/payment/retrieve" })
+        const landed = await returnThrough(declined.serviceLocation)
+
+        expect(landed.searchParams.get("status")).toBe("pending")
+        expect(landed.searchParams.get("retry_url")).toBeNull()
+        expect(await orderOfCart(getContainer(), cart.id)).toBeNull()
+        // The service is back and delivers the approval again.
+        expect((await postCallback(session.id, approval)).status).toBe(200)
+        const orderId = await orderOfCart(getContainer(), cart.id)
+        expect(orderId).toMatch(/^order_/)
+        expect((await paymentOfOrder(getContainer(), orderId as string)).data.transaction_id).toBe(approval)
+        expect(reversalsOf(approval)).toEqual([])
+      })
+    })
+
+    describe("two approvals of one session reported at the same moment (two tabs paid)", () => {
+      it("one becomes the order and the other is reversed: no approved money is left held", async () => {
+        const { store, cart, session } = await cartWithSession(api, getContainer())
+        const firstTab = await formOf(store.publishableKey, session.id)
+        const secondTab = await formOf(store.publishableKey, session.id)
+        sandbox().setCallbackKnobs({ drop: true })
+        const first = await postPaymentForm(firstTab, CARDS.approved)
+        const second = await postPaymentForm(secondTab, CARDS.approvedMastercard)
+        const approvals = [transactionOf(first.serviceLocation), transactionOf(second.serviceLocation)]
+        // The service holds its answers to the first two checks, so the
+        // first tab's callback and the second tab's return are checked side
+        // by side unless they are settled one at a time.
+        sandbox().injectFault({ type: "delay", ms: 1500, count: 2, path: "/payment/retrieve" })
+
+        const [callback, landed] = await Promise.all([
+          postCallback(session.id, approvals[0]),
+          returnThrough(second.serviceLocation),
+        ])
+
+        expect(callback.status).toBe(200)
+        const { data: orders } = await getContainer()
+          .resolve("query")
+          .graph({ entity: "order_cart", fields: ["order_id"], filters: { cart_id: cart.id } })
+        expect(orders).toHaveLength(1)
+        const ordered = (await paymentOfOrder(getContainer(), orders[0].order_id)).data.transaction_id
+        expect(approvals).toContain(ordered)
+        const other = approvals.find((id) => id !== ordered) as string
+        expect({
+          ordered: reversalsOf(ordered).map((r) => r.status),
+          other: reversalsOf(other).map((r) => r.status),
+        }).toEqual({ ordered: [], other: ["successful"] })
+        expect(landed.searchParams.get("status")).toBe("paid")
+        expect(landed.searchParams.get("order_id")).toBe(orders[0].order_id)
+      })
+    })
+
+    describe("sealed terms Medusa's own record of the session no longer has", () => {
+      it.each([
+        ["amount", { amount: 25 }],
+        ["currency", { currency_code: "usd" }],
+      ])(
+        "a validly sealed approval replayed against another Medusa %s makes no order, and the service is not asked",
+        async (_, change) => {
+          const { store, cart, session } = await cartWithSession(api, getContainer())
+          sandbox().setCallbackKnobs({ drop: true })
+          const paid = await postPaymentForm(await formOf(store.publishableKey, session.id), CARDS.approved)
+          const approval = transactionOf(paid.serviceLocation)
+          expect(sandbox().transaction(approval)).toMatchObject({ status: "successful", amount: 30 })
+          // Medusa's record moves while the sealed data keeps the old terms.
+          const payment = getContainer().resolve("payment")
+          await (payment as any).paymentSessionService_.update({ id: session.id, ...change })
+          const requestsBefore = sandbox().requests().length
+
+          const callback = await postCallback(session.id, approval)
+          const landed = await returnThrough(paid.serviceLocation)
+
+          expect(await orderOfCart(getContainer(), cart.id)).toBeNull()
+          expect(landed.searchParams.get("status")).toBe("failed")
+          expect(landed.searchParams.get("reason_code")).toBe("tampered")
+          expect(callback.status).toBe(200)
+          // Refused on Medusa's record alone: no retrieve, no capture, no
+          // reversal; the service sees nothing of the replay.
+          expect(sandbox().requests().slice(requestsBefore)).toEqual([])
+          expect(sandbox().transactions().filter((r) => r.originalTransactionId === approval)).toEqual([])
+        }
+      )
+    })
+
+    describe("the return_to a storefront asked for", () => {
+      it.each([
+        "http://localhost:8000@evil.com/checkout",
+        "http://localhost:8001/checkout",
+        "http://localhost:80/checkout",
+        "https://localhost:8000/checkout",
+        "http://127.0.0.1:8000/checkout",
+        "http://localhost.evil.com:8000/checkout",
+      ])("sends the shopper to the storefront's own return page, not to %s", async (returnTo) => {
+        const { store, session } = await cartWithSession(api, getContainer(), undefined, {
+          return_to: returnTo,
+        })
+        sandbox().setCallbackKnobs({ drop: true })
+        const paid = await postPaymentForm(await formOf(store.publishableKey, session.id), CARDS.approved)
+
+        const landed = await returnThrough(paid.serviceLocation)
+
+        expect(`${landed.protocol}//${landed.host}${landed.pathname}`).toBe(
+          `${env.storefrontUrl()}/checkout/card-service`
+        )
+        expect(landed.username).toBe("")
+        expect(landed.searchParams.get("status")).toBe("paid")
+      })
+    })
+  },
+})
