@@ -602,18 +602,9 @@ describe("follow-ons with state: reverse, capture, refund, void, retrieve (4.3-4
     const NEVER_ISSUED = "1"
     // ISO 4217 numeric codes of funds, precious metals, testing and "no
     // currency": section 8 asks for a currency, so these are invalid.
+    // (XBA..XUA are 955 to 965, XSU 994, XXX 999).
     const NOT_A_CURRENCY = [
-      "955",
-      "956",
-      "957",
-      "958",
-      "959",
-      "960",
-      "961",
-      "962",
-      "963",
-      "964",
-      "965",
+      ...Array.from({ length: 11 }, (_, i) => String(955 + i)),
       "994",
       "999",
     ]
