@@ -608,78 +608,78 @@ describe("follow-ons with state: reverse, capture, refund, void, retrieve (4.3-4
       "994",
       "999",
     ]
-    it.each<[string, "capture" | "void", Record<string, unknown>, string]>([
+    it.each<[string, "capture" | "void", string, Record<string, unknown>]>([
       [
         "a reference of 50 characters is valid",
         "capture",
-        { merchantReferenceCode: "r".repeat(50) },
         "241",
+        { merchantReferenceCode: "r".repeat(50) },
       ],
       [
         "a reference of 51 characters",
         "capture",
-        { merchantReferenceCode: "r".repeat(51) },
         "102",
+        { merchantReferenceCode: "r".repeat(51) },
       ],
       [
         "a null reference counts as missing",
         "capture",
-        { merchantReferenceCode: null },
         "101",
+        { merchantReferenceCode: null },
       ],
       [
         "an empty reference counts as missing",
         "capture",
-        { merchantReferenceCode: "" },
         "101",
+        { merchantReferenceCode: "" },
       ],
       [
         "text before the e-mail address",
         "capture",
-        { email: "not ada@example.com" },
         "102",
+        { email: "not ada@example.com" },
       ],
       [
         "text after the e-mail address",
         "capture",
-        { email: "ada@example.com x" },
         "102",
+        { email: "ada@example.com x" },
       ],
-      ["the currency as a JSON number", "capture", { currency: 978 }, "102"],
+      ["the currency as a JSON number", "capture", "102", { currency: 978 }],
       [
         "an amount written with an exponent (1e21)",
         "capture",
-        { amount: 1e21 },
         "102",
+        { amount: 1e21 },
       ],
       [
         "the largest amount, 999999999, is valid",
         "capture",
-        { amount: 999_999_999 },
         "241",
+        { amount: 999_999_999 },
       ],
       [
         "one cent above the largest amount",
         "capture",
-        { amount: 999_999_999.01 },
         "102",
+        { amount: 999_999_999.01 },
       ],
       [
         "a JPY void amount without decimals is valid",
         "void",
-        { currency: "392", amount: "1200" },
         "241",
+        { currency: "392", amount: "1200" },
       ],
-      ["a void amount as a JSON number", "void", { amount: 10.25 }, "102"],
+      ["a void amount as a JSON number", "void", "102", { amount: 10.25 }],
       ...NOT_A_CURRENCY.map(
-        (currency): [string, "void", Record<string, unknown>, string] => [
+        (currency): [string, "void", string, Record<string, unknown>] => [
           `currency ${currency}, which names no spendable currency`,
           "void",
-          { currency, amount: "1" },
           "102",
+          { currency, amount: "1" },
         ]
       ),
-    ])("%s: %s gets %s", async (_rule, kind, extra, reasonCode) => {
+    ])("%s: %s gets %s", async (_rule, kind, reasonCode, extra) => {
       await expectResult(
         kind === "void"
           ? voidOf(NEVER_ISSUED, "CAPTURE", "1.00", extra)
