@@ -329,21 +329,16 @@ const checkVoid: Rule = (
   }
   return acceptWholeAmount(target, amountMinor, () => {
     target.voided = true
-    const parent = store.get(
-      target.step === "REFUND"
-        ? (target.refundOf ?? "")
-        : target.originalTransactionId
-    )
-    if (
-      target.step === "CAPTURE" &&
-      parent?.activeCaptureId === target.transactionId
-    ) {
+    // Both parents exist: an accepted capture names its authorization, an
+    // accepted refund records its capture (checkCapture, checkRefund).
+    if (target.step === "CAPTURE") {
       // Section 3, VOIDED: "the authorization itself is not deleted", so it
-      // can be captured again.
-      parent.activeCaptureId = undefined
-    }
-    if (target.step === "REFUND" && parent) {
-      parent.refundedMinor = (parent.refundedMinor ?? 0) - target.amountMinor
+      // can be captured again. A pending capture is always the one in use:
+      // a second capture is refused (242) while it is.
+      store.get(target.originalTransactionId)!.activeCaptureId = undefined
+    } else {
+      const capture = store.get(target.refundOf!)!
+      capture.refundedMinor = (capture.refundedMinor ?? 0) - target.amountMinor
     }
   })
 }
@@ -364,10 +359,7 @@ function isMissing(value: unknown): boolean {
   return value === undefined || value === null || value === ""
 }
 
+/** A record's text field (section 2.1: Strings) from whatever the body held. */
 function stringOr(value: unknown): string {
-  return typeof value === "string"
-    ? value
-    : value === undefined || value === null
-      ? ""
-      : String(value)
+  return value === undefined || value === null ? "" : String(value)
 }

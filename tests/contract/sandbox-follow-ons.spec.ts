@@ -594,4 +594,283 @@ describe("follow-ons with state: reverse, capture, refund, void, retrieve (4.3-4
       expect(other.status).toBe(404)
     })
   })
+
+  describe("each field rule decides on its own (docs/sandbox.md, body rules)", () => {
+    // Against an id the sandbox never issued, a body that passes every field
+    // rule is refused with 241; breaking one rule must turn that into 101 or
+    // 102, so each row shows that its rule, and only it, is applied.
+    const NEVER_ISSUED = "1"
+    // ISO 4217 numeric codes of funds, precious metals, testing and "no
+    // currency": section 8 asks for a currency, so these are invalid.
+    // (XBA..XUA are 955 to 965, XSU 994, XXX 999).
+    const NOT_A_CURRENCY = [
+      ...Array.from({ length: 11 }, (_, i) => String(955 + i)),
+      "994",
+      "999",
+    ]
+    it.each<[string, "capture" | "void", string, Record<string, unknown>]>([
+      [
+        "a reference of 50 characters is valid",
+        "capture",
+        "241",
+        { merchantReferenceCode: "r".repeat(50) },
+      ],
+      [
+        "a reference of 51 characters",
+        "capture",
+        "102",
+        { merchantReferenceCode: "r".repeat(51) },
+      ],
+      [
+        "a null reference counts as missing",
+        "capture",
+        "101",
+        { merchantReferenceCode: null },
+      ],
+      [
+        "an empty reference counts as missing",
+        "capture",
+        "101",
+        { merchantReferenceCode: "" },
+      ],
+      [
+        "text before the e-mail address",
+        "capture",
+        "102",
+        { email: "not ada@example.com" },
+      ],
+      [
+        "text after the e-mail address",
+        "capture",
+        "102",
+        { email: "ada@example.com x" },
+      ],
+      ["the currency as a JSON number", "capture", "102", { currency: 978 }],
+      [
+        "an amount written with an exponent (1e21)",
+        "capture",
+        "102",
+        { amount: 1e21 },
+      ],
+      [
+        "the largest amount, 999999999, is valid",
+        "capture",
+        "241",
+        { amount: 999_999_999 },
+      ],
+      [
+        "one cent above the largest amount",
+        "capture",
+        "102",
+        { amount: 999_999_999.01 },
+      ],
+      [
+        "a JPY void amount without decimals is valid",
+        "void",
+        "241",
+        { currency: "392", amount: "1200" },
+      ],
+      ["a void amount as a JSON number", "void", "102", { amount: 10.25 }],
+      ...NOT_A_CURRENCY.map(
+        (currency): [string, "void", string, Record<string, unknown>] => [
+          `currency ${currency}, which names no spendable currency`,
+          "void",
+          "102",
+          { currency, amount: "1" },
+        ]
+      ),
+    ])("%s: %s gets %s", async (_rule, kind, reasonCode, extra) => {
+      await expectResult(
+        kind === "void"
+          ? voidOf(NEVER_ISSUED, "CAPTURE", "1.00", extra)
+          : followOn("/capture", NEVER_ISSUED, 1, extra),
+        reasonCode,
+        NEVER_ISSUED
+      )
+    })
+  })
+
+  describe("what retrieve shows of a follow-on (2.1)", () => {
+    const recordOf = async (answer: ReturnType<typeof followOn>) =>
+      (await retrieve((await answer).json.transactionId)).json
+
+    it("an accepted capture carries the authorization's card and its own reference, currency and amount", async () => {
+      const auth = await authorizePayment()
+      expect(await recordOf(followOn("/capture", auth, 8))).toMatchObject({
+        merchantReferenceCode: "follow-on-1",
+        originalTransactionId: auth,
+        step: "CAPTURE",
+        reasonCode: "100",
+        status: "successful",
+        approvalCode: "",
+        cardType: "VISA",
+        currencyCode: "978",
+        amount: 8,
+        cardPrefix: "400000",
+        cardSuffix: "1000",
+      })
+    })
+
+    it.each<[string, Record<string, unknown>, Record<string, unknown>]>([
+      [
+        "names no transaction (241)",
+        {},
+        { reasonCode: "241", merchantReferenceCode: "follow-on-1" },
+      ],
+      [
+        "has no reference (101)",
+        { merchantReferenceCode: undefined },
+        { reasonCode: "101", merchantReferenceCode: "" },
+      ],
+      [
+        "has a null reference (101)",
+        { merchantReferenceCode: null },
+        { reasonCode: "101", merchantReferenceCode: "" },
+      ],
+      [
+        "has a number as reference (102)",
+        { merchantReferenceCode: 12 },
+        { reasonCode: "102", merchantReferenceCode: "12" },
+      ],
+    ])(
+      "a refused capture that %s is recorded with String fields, no card and its amount",
+      async (_case, extra, expected) => {
+        expect(
+          await recordOf(followOn("/capture", "999", 1, extra))
+        ).toMatchObject({
+          ...expected,
+          originalTransactionId: "999",
+          step: "CAPTURE",
+          status: "declined",
+          cardType: "",
+          currencyCode: "978",
+          amount: 1,
+          cardPrefix: "",
+          cardSuffix: "",
+        })
+      }
+    )
+  })
+
+  describe("state rules, one story each (docs/sandbox.md, state rules)", () => {
+    /**
+     * A follow-on on the story's authorization ("auth") or on the
+     * transaction an earlier step created (its index), and the code it gets.
+     * Void steps say the type they send: "void CAPTURE", "void REFUND".
+     */
+    type Step = [
+      op: string,
+      of: "auth" | number,
+      amount: number | string,
+      reasonCode: string,
+      extra?: Record<string, unknown>,
+    ]
+    const USD = { currency: "840" }
+
+    it.each<[string, Step[]]>([
+      [
+        "a refund of a reversed authorization is 237",
+        [
+          ["reverse", "auth", 10.5, "100"],
+          ["refund", "auth", 10.5, "237"],
+        ],
+      ],
+      [
+        "a refund that names a refund is 241",
+        [
+          ["capture", "auth", 10.5, "100"],
+          ["refund", 0, 5, "100"],
+          ["refund", 1, 1, "241"],
+        ],
+      ],
+      [
+        "a refund that names a declined capture is 241",
+        [
+          ["capture", "auth", 99, "235"],
+          ["refund", 0, 1, "241"],
+        ],
+      ],
+      [
+        "a refund that names a reversal is 241",
+        [
+          ["reverse", "auth", 10.5, "100"],
+          ["refund", 0, 1, "241"],
+        ],
+      ],
+      [
+        "a reverse in another currency than the authorization's is 102",
+        [
+          ["reverse", "auth", 10.5, "102", USD],
+          ["reverse", "auth", 10.5, "100"],
+        ],
+      ],
+      [
+        "a refund in another currency than the capture's is 102",
+        [
+          ["capture", "auth", 10.5, "100"],
+          ["refund", 0, 10.5, "102", USD],
+          ["refund", 0, 10.5, "100"],
+        ],
+      ],
+      [
+        "a void in another currency than the capture's is 102",
+        [
+          ["capture", "auth", 10.5, "100"],
+          ["void CAPTURE", 0, "10.50", "102", USD],
+          ["void CAPTURE", 0, "10.50", "100"],
+        ],
+      ],
+      [
+        "a capture with refunds not voided is not voidable (246) until they are",
+        [
+          ["capture", "auth", 10.5, "100"],
+          ["refund", 0, 4, "100"],
+          ["void CAPTURE", 0, "10.50", "246"],
+          ["void REFUND", 1, "4.00", "100"],
+          ["void CAPTURE", 0, "10.50", "100"],
+        ],
+      ],
+      [
+        "a voided refund that named the authorization can be refunded again",
+        [
+          ["capture", "auth", 10.5, "100"],
+          ["refund", "auth", 10.5, "100"],
+          ["void REFUND", 1, "10.50", "100"],
+          ["refund", "auth", 10.5, "100"],
+        ],
+      ],
+      [
+        "voiding one of two refunds makes only its amount refundable again",
+        [
+          ["capture", "auth", 10.5, "100"],
+          ["refund", 0, 5, "100"],
+          ["refund", 0, 5.5, "100"],
+          ["void REFUND", 2, "5.50", "100"],
+          ["refund", 0, 5.51, "235"],
+          ["refund", 0, 5.5, "100"],
+        ],
+      ],
+    ])("%s", async (_story, steps) => {
+      const auth = await authorizePayment()
+      const created: string[] = []
+      for (const [n, [op, of, amount, reasonCode, extra]] of steps.entries()) {
+        const target = of === "auth" ? auth : created[of]
+        const [kind, type] = op.split(" ")
+        const { status, json } = await (kind === "void"
+          ? voidOf(target, type, amount as string, extra)
+          : followOn(`/${kind}`, target, amount, extra))
+        // The step number and operation travel with the verdict, so a
+        // failure names the step that went wrong.
+        expect({ n, op, status, reasonCode: json.reasonCode }).toEqual({
+          n,
+          op,
+          status: 200,
+          reasonCode,
+        })
+        expect(json.decision).toBe(reasonCode === "100" ? "ACCEPT" : "REJECT")
+        expect(json.originalTransactionId).toBe(target)
+        created.push(json.transactionId)
+      }
+    })
+  })
 })
