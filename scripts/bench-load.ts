@@ -187,6 +187,8 @@ async function main() {
   const cluster = await startCluster({
     log,
     stock: 2 * total + 3 * 2 * options.faultCheckouts + 100,
+    // A variant per concurrent shopper (see demo-seed.ts, seedLoadProduct).
+    variants: Math.max(...options.levels),
   })
   const stop = async () => {
     log("stopping")

@@ -39,7 +39,7 @@ export type CheckoutResult = {
   marks?: { posted: number; redirected: number; returned: number; ordered: number }
 }
 
-type Catalog = { variantId: string; shippingOptionId?: string }
+type Catalog = { variantIds: string[]; shippingOptionId?: string }
 
 class HttpError extends Error {
   constructor(
@@ -57,6 +57,7 @@ export function storeClient(cluster: Cluster) {
   }
   let catalog: Catalog | null = null
   let retries = 0
+  let carts = 0
 
   // A shopper (or storefront) repeats a call that failed with 502 once the
   // other instance takes over; anything else is an error of the run.
@@ -95,16 +96,30 @@ export function storeClient(cluster: Cluster) {
 
   const loadCatalog = async (): Promise<Catalog> => {
     if (catalog) return catalog
+    // The load product's variants when the cluster seeded them (one
+    // inventory item each, so concurrent carts do not queue on one item's
+    // reservation lock: demo-seed.ts, seedLoadProduct), else the demo mug.
+    const { products: spread } = await call(
+      "GET",
+      `/store/products?handle=load-mug&region_id=${cluster.seed.regionId}`
+    )
+    if (spread[0]?.variants?.length) {
+      catalog = { variantIds: spread[0].variants.map((v: { id: string }) => v.id) }
+      return catalog
+    }
     const { products } = await call(
       "GET",
       `/store/products?handle=card-service-mug&region_id=${cluster.seed.regionId}`
     )
-    catalog = { variantId: products[0].variants[0].id }
+    catalog = { variantIds: [products[0].variants[0].id] }
     return catalog
   }
 
   const cartReadyToPay = async (providerId: string) => {
-    const { variantId } = await loadCatalog()
+    const { variantIds } = await loadCatalog()
+    // Round robin: the shoppers of one round buy different variants while
+    // there are at least as many variants as shoppers.
+    const variantId = variantIds[carts++ % variantIds.length]
     const address = {
       first_name: "Ada",
       last_name: "Lovelace",
