@@ -392,11 +392,14 @@ export async function runShoppers(
     checkouts,
     timeCapMs,
     providers = ["card", "system"],
+    onPayments,
   }: {
     concurrency: number
     checkouts: number
     timeCapMs: number
     providers?: Provider[]
+    /** Called when a round's payments start (its carts are built). */
+    onPayments?: () => void
   }
 ): Promise<RunResult> {
   const client = storeClient(cluster)
@@ -425,6 +428,7 @@ export async function runShoppers(
       // shop's cart API under saturation, not the payment path.
       const prepared = await prepareRound(client, provider, size)
       const started = performance.now()
+      onPayments?.()
       const round = await Promise.all(
         prepared.map((p) => (provider === "card" ? client.cardCheckout(p) : client.systemCheckout(p)))
       )
