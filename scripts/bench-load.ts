@@ -15,6 +15,7 @@
  * concurrency 10 with a fault each (sandbox 503s and slow answers, SIGKILL of
  * one instance, a Redis restart).
  */
+import os from "node:os"
 import { startCluster, Cluster } from "./lib/load-cluster"
 import { measureSplit, splitLines } from "./lib/load-split"
 import {
@@ -99,6 +100,22 @@ function side(run: RunResult, provider: "card" | "system"): Side {
 // 5xx already shown by an earlier report: each report shows its own phase's.
 let reported5xx = 0
 
+/**
+ * The machine's 1-minute load average, sampled every 10 s since the last
+ * report: the benchmark shares 2 cores with whatever else runs, and the
+ * figures mean little without it.
+ */
+let loadSamples: number[] = []
+const sampleLoad = () => loadSamples.push(os.loadavg()[0])
+function loadLine(): string {
+  sampleLoad()
+  const min = Math.min(...loadSamples)
+  const max = Math.max(...loadSamples)
+  const now = loadSamples[loadSamples.length - 1]
+  loadSamples = [now]
+  return `  load average (1 min, ${os.cpus().length} cores): ${now.toFixed(1)} now, ${min.toFixed(1)} to ${max.toFixed(1)} during the phase`
+}
+
 /** Card sessions whose callbacks and return reached both instances, of those that ended in an order. */
 function spread(cluster: Cluster, run: RunResult): number {
   return run.results.filter(
@@ -141,6 +158,7 @@ function report(
     ...new Set(run.results.filter((r) => !r.ok).map((r) => r.error)),
   ].slice(0, 5)
   for (const error of errors) lines.push(`  failure: ${error}`)
+  lines.push(loadLine())
   reported5xx = counts.upstream5xx
   // Which requests Medusa answered with 5xx since the last report (the
   // instances' logs, in the directory printed at start, say why).
@@ -159,12 +177,18 @@ async function faultRun(
 ) {
   const before = { ...cluster.counters }
   let notes: string[] = []
+  // The fault comes 1 s into the first round's payments (the carts are
+  // built before the clock starts), so it meets payments in flight.
+  let paymentsStarted: () => void = () => {}
+  const firstPayments = new Promise<void>((resolve) => (paymentsStarted = resolve))
   const running = runShoppers(cluster, {
     concurrency: 10,
     checkouts: options.faultCheckouts,
     timeCapMs: options.timeCapMs,
+    onPayments: () => paymentsStarted(),
   })
-  await new Promise((resolve) => setTimeout(resolve, 3000))
+  await firstPayments
+  await new Promise((resolve) => setTimeout(resolve, 1000))
   notes = await inject()
   const run = await running
   all.push(...run.results)
@@ -187,6 +211,8 @@ async function main() {
   const cluster = await startCluster({
     log,
     stock: 2 * total + 3 * 2 * options.faultCheckouts + 100,
+    // A variant per concurrent shopper (see demo-seed.ts, seedLoadProduct).
+    variants: Math.max(...options.levels),
   })
   const stop = async () => {
     log("stopping")
@@ -195,8 +221,11 @@ async function main() {
   process.once("SIGINT", () => stop().then(() => process.exit(130)))
   try {
     log(
-      `ready in ${((Date.now() - started) / 1000).toFixed(0)} s; logs in ${cluster.logDir}`
+      `ready in ${((Date.now() - started) / 1000).toFixed(0)} s; logs in ${cluster.logDir}; ` +
+        `load average ${os.loadavg().map((v) => v.toFixed(1)).join(" ")}`
     )
+    loadSamples = []
+    setInterval(sampleLoad, 10_000).unref()
     // Warm-up: the first checkouts compile routes and fill caches on both instances.
     const warm = await runShoppers(cluster, {
       concurrency: 4,
@@ -263,7 +292,7 @@ async function main() {
         async () => {
           cluster.killInstance(1)
           return [
-            `killed ${cluster.instances[1].name} with SIGKILL 3 s into the run; the survivor served the rest`,
+            `killed ${cluster.instances[1].name} with SIGKILL 1 s into the first round's payments; the survivor served the rest`,
           ]
         }
       )
@@ -282,12 +311,12 @@ async function main() {
           const t = Date.now()
           await cluster.restartRedis()
           return [
-            `Redis stopped (SIGTERM) and started again on its port in ${Date.now() - t} ms, 3 s into the run`,
+            `Redis stopped (SIGTERM) and started again on its port in ${Date.now() - t} ms, 1 s into the first round's payments`,
           ]
         }
       )
     }
-    log(`done in ${((Date.now() - started) / 1000).toFixed(0)} s`)
+    log(`done in ${((Date.now() - started) / 1000).toFixed(0)} s; load average ${os.loadavg().map((v) => v.toFixed(1)).join(" ")}`)
   } finally {
     await stop()
   }

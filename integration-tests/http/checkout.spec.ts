@@ -97,6 +97,36 @@ medusaIntegrationTestRunner({
         expect((await paymentOfOrder(getContainer(), orderId as string)).data.transaction_id).toBe(transactionId)
       })
 
+      it("writes no hint note for a callback that makes the order (the note is for results left unsettled)", async () => {
+        const { cart, transactionId, session } = await approveSilently()
+
+        const answer = await postCallback(session.id, resultBody(transactionId))
+
+        expect(answer).toEqual({ status: 200, body: { received: true } })
+        expect(await orderOfCart(getContainer(), cart.id)).toMatch(/^order_/)
+        const payment = getContainer().resolve("payment") as any
+        const [stored] = await payment.listPaymentSessions(
+          { id: session.id },
+          { select: ["id", "metadata", "payment_collection_id"] }
+        )
+        expect(stored.metadata?.card_service?.hint).toBeUndefined()
+        const collection = await payment.retrievePaymentCollection(stored.payment_collection_id, {
+          select: ["id", "metadata"],
+        })
+        expect(collection.metadata?.card_service_hints?.[session.id]).toBeUndefined()
+      })
+
+      it("notes the hint of a callback whose payment stays pending (under review), for the sweep", async () => {
+        const { transactionId, session } = await approveSilently(UNDER_REVIEW)
+
+        const answer = await postCallback(session.id, resultBody(transactionId, "480"))
+
+        expect(answer.status).toBe(200)
+        const payment = getContainer().resolve("payment") as any
+        const [stored] = await payment.listPaymentSessions({ id: session.id }, { select: ["id", "metadata"] })
+        expect(stored.metadata?.card_service?.hint).toMatchObject({ transaction_id: transactionId, source: "callback" })
+      })
+
       it("accepts a form-encoded callback", async () => {
         const { cart, transactionId, session } = await approveSilently()
 

@@ -93,9 +93,9 @@ it("runs the reconciliation sweep on both instances at once: each order made and
   }
   sandbox.resetKnobs()
   const [unchanged, changed] = paid
-  const { variantId } = await shop.loadCatalog()
+  const { variantIds } = await shop.loadCatalog()
   await shop.call("POST", `/store/carts/${changed.cartId}/line-items`, {
-    variant_id: variantId,
+    variant_id: variantIds[0],
     quantity: 1,
   })
   // Slow retrieves keep the first sweep inside its lock while the other starts.

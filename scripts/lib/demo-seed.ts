@@ -185,10 +185,11 @@ async function seedStore(container: ExecArgs["container"]): Promise<DemoSeed> {
     },
   })
 
+  const products = [product, ...(await seedLoadProduct(container, shipping.profileId, salesChannelId))]
   const { data: variants } = await query.graph({
     entity: "product_variant",
     fields: ["id", "inventory_items.inventory_item_id"],
-    filters: { product_id: product.id },
+    filters: { product_id: products.map((p) => p.id) },
   })
   await createInventoryLevelsWorkflow(container).run({
     input: {
@@ -208,6 +209,50 @@ async function seedStore(container: ExecArgs["container"]): Promise<DemoSeed> {
     salesChannelId,
     productHandle: product.handle,
   }
+}
+
+/** The handle of the load benchmark's product (DEMO_SEED_LOAD_VARIANTS). */
+export const LOAD_PRODUCT_HANDLE = "load-mug"
+
+/**
+ * For the load benchmark (scripts/lib/load-cluster.ts): DEMO_SEED_LOAD_VARIANTS
+ * variants of one product, each with its own inventory item, so concurrent
+ * shoppers buy different items. Medusa's completeCartWorkflow reserves stock
+ * under a lock on the inventory item (reserveInventoryStep, the locking
+ * module's default wait of 5 s with Redis): a hundred carts of one variant
+ * queue on one lock, and the ones that wait longer are answered 409. That is
+ * a shop with one product, not the payment path under test.
+ */
+async function seedLoadProduct(
+  container: ExecArgs["container"],
+  shippingProfileId: string,
+  salesChannelId: string
+): Promise<{ id: string }[]> {
+  const count = Number(process.env.DEMO_SEED_LOAD_VARIANTS ?? 0)
+  if (!Number.isInteger(count) || count < 1) return []
+  const numbers = Array.from({ length: count }, (_, i) => `No. ${i + 1}`)
+  const { result } = await createProductsWorkflow(container).run({
+    input: {
+      products: [
+        {
+          title: "Load Mug",
+          handle: LOAD_PRODUCT_HANDLE,
+          status: "published",
+          shipping_profile_id: shippingProfileId,
+          options: [{ title: "Number", values: numbers }],
+          variants: numbers.map((number, i) => ({
+            title: number,
+            sku: `LOAD-MUG-${i + 1}`,
+            options: { Number: number },
+            manage_inventory: true,
+            prices: [{ currency_code: CURRENCY, amount: 12.5 }],
+          })),
+          sales_channels: [{ id: salesChannelId }],
+        },
+      ],
+    },
+  })
+  return result
 }
 
 /** What `npx medusa user -e -p` does, done here to save a second boot. */

@@ -75,11 +75,18 @@ export async function startCluster({
   log = () => {},
   dbEnv,
   stock = 5000,
+  variants = 0,
   keepLogs = true,
 }: {
   log?: Log
   dbEnv?: Record<string, string | undefined>
   stock?: number
+  /**
+   * Variants of a second product, each its own inventory item, for shoppers
+   * to spread over (demo-seed.ts, seedLoadProduct); 0: every shopper buys
+   * the demo mug.
+   */
+  variants?: number
   /** Keep the instances' logs after stop() (the benchmark points to them; tests do not). */
   keepLogs?: boolean
 } = {}): Promise<Cluster> {
@@ -237,6 +244,7 @@ export async function startCluster({
       DEMO_ADMIN_PASSWORD: "supersecret",
       DEMO_SEED_PROVIDERS: SYSTEM_PROVIDER_ID,
       DEMO_SEED_STOCK: String(stock),
+      DEMO_SEED_LOAD_VARIANTS: String(variants),
     })
     const seed = JSON.parse(fs.readFileSync(seedFile, "utf8"))
 

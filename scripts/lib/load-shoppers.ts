@@ -39,7 +39,25 @@ export type CheckoutResult = {
   marks?: { posted: number; redirected: number; returned: number; ordered: number }
 }
 
-type Catalog = { variantId: string; shippingOptionId?: string }
+type Catalog = { variantIds: string[]; shippingOptionId?: string }
+
+type PayForm = { action: string; fields: Record<string, string> }
+
+/** A cart ready to pay (prepare), or why it could not be made. */
+type Prepared = { cartId: string; sessionId: string; form?: PayForm; error?: string }
+
+/**
+ * How long the timed call may take: the system provider's complete, and for
+ * the card service the wait for an order after a pending return. At 100
+ * shoppers on 2 cores one complete can take over a minute (every request in
+ * flight shares the CPU); a browser would keep waiting, and the card path's
+ * order is not bounded by 60 s either (the service delivers its callback
+ * again), so neither side is cut off at 60 s.
+ */
+const CHECKOUT_TIMEOUT_MS = 300_000
+
+/** Carts made at once before a round (prepareRound). */
+const PREPARE_AT_ONCE = 10
 
 class HttpError extends Error {
   constructor(
@@ -57,13 +75,15 @@ export function storeClient(cluster: Cluster) {
   }
   let catalog: Catalog | null = null
   let retries = 0
+  let carts = 0
 
   // A shopper (or storefront) repeats a call that failed with 502 once the
   // other instance takes over; anything else is an error of the run.
   const call = async (
     method: "GET" | "POST",
     url: string,
-    body?: unknown
+    body?: unknown,
+    timeoutMs = 60_000
   ): Promise<any> => {
     for (let attempt = 1; ; attempt++) {
       // A transport failure (a 60 s headers timeout) names the call, so a
@@ -72,8 +92,8 @@ export function storeClient(cluster: Cluster) {
         method,
         headers,
         body: body === undefined ? undefined : JSON.stringify(body),
-        headersTimeout: 60_000,
-        bodyTimeout: 60_000,
+        headersTimeout: timeoutMs,
+        bodyTimeout: timeoutMs,
       }).catch((error: Error) => {
         throw new Error(`${method} ${url.replace(/[a-z]+_[0-9A-Z]{26}/g, ":id")}: ${error.message}`)
       })
@@ -95,16 +115,30 @@ export function storeClient(cluster: Cluster) {
 
   const loadCatalog = async (): Promise<Catalog> => {
     if (catalog) return catalog
+    // The load product's variants when the cluster seeded them (one
+    // inventory item each, so concurrent carts do not queue on one item's
+    // reservation lock: demo-seed.ts, seedLoadProduct), else the demo mug.
+    const { products: spread } = await call(
+      "GET",
+      `/store/products?handle=load-mug&region_id=${cluster.seed.regionId}`
+    )
+    if (spread[0]?.variants?.length) {
+      catalog = { variantIds: spread[0].variants.map((v: { id: string }) => v.id) }
+      return catalog
+    }
     const { products } = await call(
       "GET",
       `/store/products?handle=card-service-mug&region_id=${cluster.seed.regionId}`
     )
-    catalog = { variantId: products[0].variants[0].id }
+    catalog = { variantIds: [products[0].variants[0].id] }
     return catalog
   }
 
   const cartReadyToPay = async (providerId: string) => {
-    const { variantId } = await loadCatalog()
+    const { variantIds } = await loadCatalog()
+    // Round robin: the shoppers of one round buy different variants while
+    // there are at least as many variants as shoppers.
+    const variantId = variantIds[carts++ % variantIds.length]
     const address = {
       first_name: "Ada",
       last_name: "Lovelace",
@@ -159,11 +193,11 @@ export function storeClient(cluster: Cluster) {
    * card (frictionless 3DS). Returns where the service sends the browser
    * (the return route) without going there.
    */
-  const payAtService = async (sessionId: string) => {
-    const { form } = await call(
-      "GET",
-      `/store/card-service/sessions/${sessionId}/form`
-    )
+  const formOf = async (sessionId: string): Promise<PayForm> =>
+    (await call("GET", `/store/card-service/sessions/${sessionId}/form`)).form
+
+  const payAtService = async (sessionId: string, preparedForm?: PayForm) => {
+    const form = preparedForm ?? (await formOf(sessionId))
     const fields = {
       ...form.fields,
       cardAccountNumber: APPROVED_FRICTIONLESS.number,
@@ -208,14 +242,15 @@ export function storeClient(cluster: Cluster) {
    * the service calls back twice before it sends the browser on), the
    * browser's return, then the callback once more after the return.
    */
-  const cardCheckout = async (): Promise<CheckoutResult> => {
+  const cardCheckout = async (prepared?: Prepared): Promise<CheckoutResult> => {
     const before = retries
     const result: CheckoutResult = { provider: "card", ok: false, retries: 0 }
     try {
-      const { cartId, sessionId } = await cartReadyToPay(CARD_PROVIDER_ID)
+      const { cartId, sessionId, form } = prepared ?? (await prepare("card"))
+      if (prepared?.error) throw new Error(prepared.error)
       Object.assign(result, { cartId, sessionId })
       const { serviceLocation, transactionId, started, postedAt, redirectedAt } =
-        await payAtService(sessionId)
+        await payAtService(sessionId, form)
       result.transactionId = transactionId
       let status: string | null = null
       for (let attempt = 1; attempt <= 4; attempt++) {
@@ -239,7 +274,7 @@ export function storeClient(cluster: Cluster) {
       const returnedAt = Date.now()
       if (status !== "paid") {
         // Pending: the storefront would poll; the order must still come.
-        await waitForOrder(cluster, cartId, 30_000)
+        await waitForOrder(cluster, cartId, CHECKOUT_TIMEOUT_MS)
       }
       result.ms = performance.now() - started
       result.marks = {
@@ -272,17 +307,19 @@ export function storeClient(cluster: Cluster) {
   }
 
   /** Medusa's system provider: the same cart, completed directly. */
-  const systemCheckout = async (): Promise<CheckoutResult> => {
+  const systemCheckout = async (prepared?: Prepared): Promise<CheckoutResult> => {
     const before = retries
     const result: CheckoutResult = { provider: "system", ok: false, retries: 0 }
     try {
-      const { cartId, sessionId } = await cartReadyToPay(SYSTEM_PROVIDER_ID)
+      const { cartId, sessionId } = prepared ?? (await prepare("system"))
+      if (prepared?.error) throw new Error(prepared.error)
       Object.assign(result, { cartId, sessionId })
       const started = performance.now()
       const completed = await call(
         "POST",
         `/store/carts/${cartId}/complete`,
-        {}
+        {},
+        CHECKOUT_TIMEOUT_MS
       )
       if (completed.type !== "order")
         throw new Error(`complete answered ${completed.type}`)
@@ -295,9 +332,20 @@ export function storeClient(cluster: Cluster) {
     return result
   }
 
+  /**
+   * What a shopper does before the clock starts: the cart (item, addresses,
+   * shipping, payment collection and session) and, for the card service,
+   * the pay form. A failure is kept for the checkout to report.
+   */
+  const prepare = async (provider: Provider): Promise<Prepared> => {
+    const ready = await cartReadyToPay(provider === "card" ? CARD_PROVIDER_ID : SYSTEM_PROVIDER_ID)
+    return provider === "card" ? { ...ready, form: await formOf(ready.sessionId) } : ready
+  }
+
   return {
     cardCheckout,
     systemCheckout,
+    prepare,
     loadCatalog,
     cartReadyToPay,
     payAtService,
@@ -344,11 +392,14 @@ export async function runShoppers(
     checkouts,
     timeCapMs,
     providers = ["card", "system"],
+    onPayments,
   }: {
     concurrency: number
     checkouts: number
     timeCapMs: number
     providers?: Provider[]
+    /** Called when a round's payments start (its carts are built). */
+    onPayments?: () => void
   }
 ): Promise<RunResult> {
   const client = storeClient(cluster)
@@ -370,11 +421,16 @@ export async function runShoppers(
     for (const provider of ["card", "system"] as const) {
       const size = Math.min(concurrency, checkouts - done[provider])
       if (size <= 0) continue
+      // The carts first, a few at a time and off the clock, then all the
+      // round's shoppers pay at once: N shoppers means N concurrent
+      // payments. Building 100 carts at once on 2 cores made every store
+      // call of it take over a minute (docs/benchmarks.md), which is the
+      // shop's cart API under saturation, not the payment path.
+      const prepared = await prepareRound(client, provider, size)
       const started = performance.now()
+      onPayments?.()
       const round = await Promise.all(
-        Array.from({ length: size }, () =>
-          provider === "card" ? client.cardCheckout() : client.systemCheckout()
-        )
+        prepared.map((p) => (provider === "card" ? client.cardCheckout(p) : client.systemCheckout(p)))
       )
       wallMs[provider] += performance.now() - started
       done = { ...done, [provider]: done[provider] + size }
@@ -382,6 +438,27 @@ export async function runShoppers(
     }
   }
   return { concurrency, wallMs, results, timedOut }
+}
+
+async function prepareRound(
+  client: ReturnType<typeof storeClient>,
+  provider: Provider,
+  size: number
+): Promise<Prepared[]> {
+  const prepared: Prepared[] = new Array(size)
+  let next = 0
+  await Promise.all(
+    Array.from({ length: Math.min(PREPARE_AT_ONCE, size) }, async () => {
+      for (let i = next++; i < size; i = next++) {
+        prepared[i] = await client.prepare(provider).catch((error: Error) => ({
+          cartId: "",
+          sessionId: "",
+          error: `before the payment: ${error.message}`,
+        }))
+      }
+    })
+  )
+  return prepared
 }
 
 export type Audit = {

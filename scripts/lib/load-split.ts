@@ -12,7 +12,7 @@ import { type CheckoutResult, percentile } from "./load-shoppers"
 /** The parts, in the order they happen; each in ms. */
 export const SPLIT_PARTS = {
   decision: "service: form post to its first callback (checks, 3DS, decision)",
-  beforeRetrieve: "callback 1: plugin before its retrieve (hint note, claim, lock, reads)",
+  beforeRetrieve: "callback 1: plugin before its retrieve (claim, lock, reads)",
   retrieve: "callback 1: the plugin's retrieve of the transaction",
   completion: "callback 1: retrieve to capture (cart completion, authorize's own retrieve)",
   authorizeRetrieve: "  of which authorize's retrieve (second retrieve)",

@@ -6,7 +6,7 @@ import type CardServiceProviderService from "../providers/card-service/service"
 import { recordResultHint } from "../reconciliation/session-notes"
 import { loadCardServiceSession } from "./provider-lookup"
 import { settleUnderLock, type SettleHint, type SettleOutcome } from "./settle-payment"
-import { settledAlready } from "./settled-check"
+import { lookBeforeLock } from "./settled-check"
 
 export type CallbackOutcome =
   | SettleOutcome
@@ -38,20 +38,23 @@ export async function settleCallback(
 ): Promise<CallbackOutcome> {
   const { transactionId } = result
   const hint: SettleHint = { ...result, source: "callback" }
-  const settled = await settledAlready(container, sessionId, hint)
+  const { settled, collectionId } = await lookBeforeLock(container, sessionId, hint)
   if (settled) return settled
 
-  // Noted before it is checked: when the service cannot answer now, the
-  // sweep (src/jobs) verifies it later, with no further delivery needed.
-  const hintNoted = await recordResultHint(container, sessionId, transactionId, "callback").then(
-    () => true,
-    (error: Error) => {
-      logger.warn(`card-service: could not note the callback for session ${sessionId}: ${error.message}`)
-      return false
-    }
-  )
+  // When the service cannot answer now, a noted hint lets the sweep
+  // (src/jobs) verify the result later, with no further delivery needed.
+  const noteHint = () =>
+    recordResultHint(container, sessionId, transactionId, "callback", new Date(), collectionId).then(
+      () => true,
+      (error: Error) => {
+        logger.warn(`card-service: could not note the callback for session ${sessionId}: ${error.message}`)
+        return false
+      }
+    )
   const claim = await claimDelivery(container, sessionId, transactionId)
   if (!claim) {
+    // A copy answered without settling must leave the hint noted first.
+    const hintNoted = await noteHint()
     const found = hintNoted ? await loadCardServiceSession(container, sessionId).catch(() => null) : null
     if (
       mayAcknowledgeUnsettled({
@@ -64,12 +67,35 @@ export async function settleCallback(
     ) {
       return { kind: "acknowledged" }
     }
-  }
-  try {
     return await settleUnderLock(container, sessionId, hint)
-  } finally {
-    await claim?.release()
   }
+  // The claim's holder notes the hint only when it did not make the order:
+  // on the way to an order the note is never read (the sweep skips carts
+  // with an order), and writing it first cost each checkout two locks and
+  // two row writes before the service was even asked. A holder that dies
+  // before answering leaves the service without a 2xx, so the service
+  // delivers again, and that copy notes it (while the claim lasts) or settles
+  // it; a holder that dies after attaching the transaction leaves it on the
+  // session, where the sweep completes it.
+  try {
+    const outcome = await settleUnderLock(container, sessionId, hint)
+    if (needsNote(outcome)) await noteHint()
+    return outcome
+  } catch (error) {
+    await noteHint()
+    throw error
+  } finally {
+    await claim.release()
+  }
+}
+
+/**
+ * Whether a settled callback's hint must be noted for the sweep: every
+ * outcome but an order (which needs no more) and a session Medusa no longer
+ * has (nothing to note it on; the approval was released or unknown).
+ */
+export function needsNote(outcome: SettleOutcome): boolean {
+  return outcome.kind !== "order" && outcome.kind !== "released" && outcome.kind !== "unknown_session"
 }
 
 /** recordResultHint notes no longer id (an unsigned body may carry anything). */

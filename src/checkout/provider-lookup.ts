@@ -54,7 +54,15 @@ export function cardServiceProvider(
  */
 export async function loadCardServiceSession(
   container: MedusaContainer,
-  sessionId: string
+  sessionId: string,
+  { refreshSettings = true }: {
+    /**
+     * false: the caller only verifies the session's seal, which comes from
+     * medusa-config.ts (not the admin's settings), and saves the settings
+     * revision's read.
+     */
+    refreshSettings?: boolean
+  } = {}
 ): Promise<{ session: PaymentSessionDTO; provider: CardServiceProviderService } | null> {
   const paymentModule = container.resolve<IPaymentModuleService>(Modules.PAYMENT)
   const session = await paymentModule.retrievePaymentSession(sessionId).catch((error) => {
@@ -69,6 +77,6 @@ export async function loadCardServiceSession(
   const provider = cardServiceProvider(container, session.provider_id)
   // The routes use the provider's client and options directly: bring them
   // up to the admin's settings first (service.ts, refreshSettings).
-  await provider.refreshSettings()
+  if (refreshSettings) await provider.refreshSettings()
   return { session, provider }
 }

@@ -19,14 +19,31 @@ export async function settledAlready(
   sessionId: string,
   hint: SettleHint
 ): Promise<OrderOutcome | null> {
+  return (await lookBeforeLock(container, sessionId, hint)).settled
+}
+
+/**
+ * settledAlready, with the session's payment collection as read (null when
+ * the session was not found or the read failed): the callback notes a hint
+ * there when its settlement fails, even if the cart changed meanwhile and
+ * Medusa deleted the session.
+ */
+export async function lookBeforeLock(
+  container: MedusaContainer,
+  sessionId: string,
+  hint: SettleHint
+): Promise<{ settled: OrderOutcome | null; collectionId: string | null }> {
+  let collectionId: string | null = null
   try {
-    const found = await loadCardServiceSession(container, sessionId)
-    if (!found) return null
+    // Only the seal is checked here (the sealer is medusa-config.ts's).
+    const found = await loadCardServiceSession(container, sessionId, { refreshSettings: false })
+    if (!found) return { settled: null, collectionId }
+    collectionId = found.session.payment_collection_id ?? null
     const data = found.provider.verifySession(found.session.data, found.session.id)
-    if (!data?.transaction_id) return null
-    return settledOrder(data, await cartOfSession(container, found.session), hint)
+    if (!data?.transaction_id) return { settled: null, collectionId }
+    return { settled: settledOrder(data, await cartOfSession(container, found.session), hint), collectionId }
   } catch {
-    return null
+    return { settled: null, collectionId }
   }
 }
 

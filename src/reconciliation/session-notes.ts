@@ -97,13 +97,23 @@ export async function updateSessionNotes(
   )
 }
 
-/** Noted before the hint is verified, so a hint that cannot be verified now is not lost. */
+/**
+ * A result hint the callback could not turn into an order (the service did
+ * not answer, the payment is pending, the callback is a duplicate answered
+ * without settling), noted so the sweep verifies it later.
+ */
 export async function recordResultHint(
   container: MedusaContainer,
   sessionId: string,
   transactionId: string,
   source: string,
-  now: Date = new Date()
+  now: Date = new Date(),
+  /**
+   * The session's payment collection as the caller read it earlier: when
+   * the session is gone by now (the cart changed), the hint is still noted
+   * there, where the sweep finds an orphaned approval.
+   */
+  knownCollectionId?: string | null
 ): Promise<boolean> {
   // An unsigned body may carry anything; a transactionId is short text.
   if (!transactionId || transactionId.length > 100) {
@@ -121,15 +131,16 @@ export async function recordResultHint(
     { id: sessionId },
     { select: ["id", "payment_collection_id"] }
   )
-  if (!session) {
+  const collectionId = session?.payment_collection_id ?? knownCollectionId
+  if (!collectionId) {
     return false
   }
   // Two rows under two locks, independent of each other: written side by
-  // side (the callback waits for both before it settles).
+  // side (the callback waits for both before it answers).
   const [, noted] = await Promise.all([
     updateCollectionHints(
       container,
-      session.payment_collection_id,
+      collectionId,
       (hints) =>
         hints[sessionId]?.transaction_id === transactionId
           ? null
@@ -141,9 +152,11 @@ export async function recordResultHint(
               },
             }
     ),
-    updateSessionNotes(container, sessionId, (notes) =>
-      notes.hint?.transaction_id === transactionId ? null : { ...notes, hint }
-    ),
+    session
+      ? updateSessionNotes(container, sessionId, (notes) =>
+          notes.hint?.transaction_id === transactionId ? null : { ...notes, hint }
+        )
+      : false,
   ])
   return noted
 }

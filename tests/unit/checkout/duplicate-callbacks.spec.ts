@@ -1,5 +1,6 @@
 import {
   mayAcknowledgeUnsettled,
+  needsNote,
   sweepSettlesHints,
 } from "../../../src/checkout/callback-settlement"
 import { settledOrder } from "../../../src/checkout/settled-check"
@@ -48,5 +49,18 @@ describe("a session already settled, from what was read", () => {
     expect(settledOrder(data, { cartId: "cart_1", orderId: null }, { source: "return" })).toBeNull()
     expect(settledOrder({ transaction_id: null } as never, cart, { source: "return" })).toBeNull()
     expect(settledOrder(null, cart, { source: "return" })).toBeNull()
+  })
+})
+
+describe("the settling callback's hint note", () => {
+  it.each([
+    [{ kind: "order", orderId: "order_1", cartId: "cart_1" }, false],
+    [{ kind: "released", providerId: "pp_card-service_card-service" }, false],
+    [{ kind: "unknown_session" }, false],
+    [{ kind: "pending", cartId: "cart_1" }, true],
+    [{ kind: "failed", cartId: "cart_1", failure: { code: "203", message: "declined" } }, true],
+    [{ kind: "ignored", cartId: "cart_1", reason: "foreign" }, true],
+  ])("after %j is needed: %j", (outcome, expected) => {
+    expect(needsNote(outcome as never)).toBe(expected)
   })
 })
