@@ -353,6 +353,68 @@ medusaIntegrationTestRunner({
       expect(reversalsOf(transactionId)).toHaveLength(1)
     })
 
+    it("keeps a session's notes when a later payment's transaction is attached, and still reverses the other tab's approval", async () => {
+      const { store, cart, session } = await cartWithSession(
+        api,
+        getContainer()
+      )
+      // Both tabs load the pay page; the second pays first, while the
+      // service is down, so its approval is known only from a noted hint.
+      const { data: secondTab } = await api.get(
+        `/store/card-service/sessions/${session.id}/form`,
+        { headers: { "x-publishable-api-key": store.publishableKey } }
+      )
+      const secondReference = secondTab.form.fields.merchantReferenceCode
+      const secondTransaction = await whileRetrieveIsDown(session.id, () =>
+        postPaymentForm(secondTab.form, CARDS.approved)
+      )
+      const before = (await sessionOf(session.id)).metadata?.card_service
+      expect(before?.hint).toMatchObject({ transaction_id: secondTransaction })
+      expect(await orderOfCart(getContainer(), cart.id)).toBeNull()
+
+      // The first tab pays now: its callback attaches its transaction to
+      // the session (updatePaymentSession) and makes the order.
+      const firstTab = await payLikeABrowser(
+        api,
+        store.publishableKey,
+        session.id,
+        CARDS.approved
+      )
+      const orderId = await orderOfCart(getContainer(), cart.id)
+      expect(orderId).toMatch(/^order_/)
+      const payment = await paymentOfOrder(getContainer(), orderId as string)
+      expect(payment.data.transaction_id).not.toBe(secondTransaction)
+
+      // The attach left the notes alone: both attempts' references and the
+      // second tab's unverified hint are still there for the sweep.
+      const after = await sessionOf(session.id)
+      expect(after.data.transaction_id).toBe(payment.data.transaction_id)
+      expect(
+        after.metadata?.card_service?.attempts?.map((a: any) => a.reference)
+      ).toEqual(
+        expect.arrayContaining([
+          secondReference,
+          firstTab.fields.merchantReferenceCode,
+        ])
+      )
+      expect(after.metadata?.card_service?.hint).toMatchObject({
+        transaction_id: secondTransaction,
+      })
+
+      // The money: the second tab's approval is reversed, once; the
+      // order's payment is not. (The collection's copy of the hint finds it
+      // even without the session's notes; this pins that the attach path
+      // leaves both working.)
+      expect(reversalsOf(secondTransaction)).toEqual([])
+      expect(actionsFor(await sweep(), session.id)).toEqual([
+        expect.objectContaining({ status: "released" }),
+      ])
+      expect(reversalsOf(secondTransaction)).toHaveLength(1)
+      expect(reversalsOf(payment.data.transaction_id)).toEqual([])
+      expect(actionsFor(await sweep(), session.id)).toEqual([])
+      expect(reversalsOf(secondTransaction)).toHaveLength(1)
+    })
+
     it("settles a reversal whose answer was lost from the service's refusal (237), reversing once", async () => {
       const { session, transactionId } = await payThenChangeCart()
       // Both sendings are processed, neither is answered.

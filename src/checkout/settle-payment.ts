@@ -133,12 +133,7 @@ async function settleSession(
       return { ...attached, cartId }
     }
     current = attached.data
-    await paymentModule.updatePaymentSession({
-      id: session.id,
-      amount: session.amount,
-      currency_code: session.currency_code,
-      data: current as unknown as Record<string, unknown>,
-    })
+    await attachToSession(container, paymentModule, session, current)
   }
 
   if (!current.transaction_id) {
@@ -157,6 +152,42 @@ async function settleSession(
     }
   }
   return await completeCart(container, cartId, session.id)
+}
+
+/**
+ * Writes the attached transaction through updatePaymentSession (the provider
+ * renews its data there). Medusa 2.21's updatePaymentSession also writes
+ * `metadata: input.metadata`, and undefined clears the column: the session's
+ * notes (other tabs' attempt references, an earlier unverified hint) would
+ * be lost and the sweep could no longer find them. So the metadata is passed
+ * back as it is, read under the notes lock so that no note written meanwhile
+ * is overwritten (updateSessionNotes takes the same lock; its change is
+ * synchronous and never takes the settlement lock, so no deadlock).
+ */
+async function attachToSession(
+  container: MedusaContainer,
+  paymentModule: IPaymentModuleService,
+  session: PaymentSessionDTO,
+  data: CardServiceSessionData
+): Promise<void> {
+  const locking = container.resolve<ILockingModule>(Modules.LOCKING)
+  await locking.execute(
+    `card-service:notes:${session.id}`,
+    async () => {
+      const [fresh] = await paymentModule.listPaymentSessions(
+        { id: session.id },
+        { select: ["id", "metadata"] }
+      )
+      await paymentModule.updatePaymentSession({
+        id: session.id,
+        amount: session.amount,
+        currency_code: session.currency_code,
+        data: data as unknown as Record<string, unknown>,
+        ...(fresh?.metadata ? { metadata: fresh.metadata } : {}),
+      })
+    },
+    { timeout: 30 }
+  )
 }
 
 /**
