@@ -356,6 +356,21 @@ describe("codes the service may echo are scrubbed from errors", () => {
     expect(e.message).toContain("stale")
   })
 
+  it("the code before the current one stays scrubbed when the current one is issued again", async () => {
+    const { pool, client } = setup()
+    serveCodes(pool, [CODE_1, CODE_2, CODE_2])
+    await client.getVerificationCode()
+    await client.testConnection()
+    // The service hands out CODE_2 once more: CODE_1 may still be echoed.
+    await client.testConnection()
+    pool
+      .intercept({ path: RETRIEVE, method: "GET" })
+      .reply(400, { error: `old ${CODE_1} new ${CODE_2}` })
+    const e = await caught(client.retrieve("t1"))
+    expect(e.category).toBe("invalid_request")
+    expect(e.message).toContain("old")
+  })
+
   it("a code rejected and replaced is scrubbed from the replay's error", async () => {
     const { pool, client } = setup()
     serveCodes(pool, [CODE_1, CODE_2])
@@ -536,6 +551,8 @@ describe("retrieve refuses a transaction id that is not one", () => {
       category: "invalid_request",
       operation: "retrieve",
     })
+    // The caller is told which argument was wrong.
+    expect(e.message).toMatch(/transactionId/)
     expect(codes.calls()).toBe(0)
   })
 })
