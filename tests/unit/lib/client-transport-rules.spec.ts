@@ -1,4 +1,4 @@
-import { MockAgent, errors } from "undici"
+import { MockAgent, type Dispatcher } from "undici"
 import type { MockInterceptor } from "undici/types/mock-interceptor"
 import {
   CardServiceClient,
@@ -60,21 +60,53 @@ function authorizationOf(opts: ReplyOptions): string | undefined {
   return undefined
 }
 
-function setup(overrides: Partial<CardServiceClientOptions> = {}) {
+function setup(
+  overrides: Partial<CardServiceClientOptions> = {},
+  holdPath?: string
+) {
   const agent = new MockAgent()
   agent.disableNetConnect()
   const pool = agent.get(ORIGIN)
+  const hold = holdFirst(agent, holdPath)
   const client = new CardServiceClient({
     baseUrl: ORIGIN,
     clientCode: "client-code-1",
     clientSecret: SECRET,
     verifyId: "verify-1",
     merchantId: "mid-42",
-    dispatcher: agent,
+    dispatcher: hold.dispatcher,
     retry: { attempts: 3, baseDelayMs: 1, maxDelayMs: 2 },
     ...overrides,
   })
-  return { agent, pool, client }
+  return { agent, pool, client, held: hold.held, release: hold.release }
+}
+
+/**
+ * The agent, except that the first request to `path` is held back until
+ * release(): races are ordered by events, not by delays a loaded machine
+ * could stretch.
+ */
+function holdFirst(agent: MockAgent, path?: string) {
+  let release: () => void = () => undefined
+  let heldNow: () => void = () => undefined
+  const gate = new Promise<void>((resolve) => (release = resolve))
+  const held = new Promise<void>((resolve) => (heldNow = resolve))
+  let holding = path !== undefined
+  const dispatcher = {
+    dispatch(
+      opts: Dispatcher.DispatchOptions,
+      handler: Dispatcher.DispatchHandler
+    ): boolean {
+      if (holding && opts.path === path) {
+        holding = false
+        heldNow()
+        void gate.then(() => agent.dispatch(opts, handler))
+        return true
+      }
+      return agent.dispatch(opts, handler)
+    },
+  } as unknown as Dispatcher
+  return { dispatcher, held, release }
 }
 
 /** GET /authorize answering the given codes in turn (the last one persists). */
@@ -393,42 +425,38 @@ describe("codes the service may echo are scrubbed from errors", () => {
 
 describe("the verification code is fetched once and a failed fetch does not undo a newer code", () => {
   it("a fetch failing after testConnection stored a newer code leaves that code in place", async () => {
-    const { pool, client } = setup({ retry: { attempts: 1 } })
-    // First GET /authorize: slow and failing; second: a code at once.
-    pool
-      .intercept({ path: "/authorize", method: "GET" })
-      .reply(503, "down")
-      .delay(30)
+    const { pool, client, held, release } = setup(
+      { retry: { attempts: 1 } },
+      "/authorize"
+    )
+    // The first GET /authorize is held; testConnection's is answered CODE_2;
+    // the held one, released after, fails.
     let fetched = 0
     pool
       .intercept({ path: "/authorize", method: "GET" })
-      .reply(200, () => {
+      .reply<object>(() => {
         fetched++
-        return { Authorization: fetched === 1 ? CODE_2 : CODE_3 }
+        if (fetched === 1)
+          return { statusCode: 200, data: { Authorization: CODE_2 } }
+        if (fetched === 2) return { statusCode: 503, data: "down" }
+        return { statusCode: 200, data: { Authorization: CODE_3 } }
       })
       .persist()
     const slow = caught(client.getVerificationCode())
-    await client.testConnection()
+    await held
+    await expect(client.testConnection()).resolves.toMatchObject({ ok: true })
+    release()
     await expect(slow).resolves.toMatchObject({ category: "service_error" })
     // The code testConnection stored is still the client's: no third fetch.
     await expect(client.getVerificationCode()).resolves.toBe(CODE_2)
-    expect(fetched).toBe(1)
+    expect(fetched).toBe(2)
   })
 
   it("a late rejection of an older code does not drop the newer one", async () => {
-    const { pool, client } = setup()
+    const { pool, client, held, release } = setup({}, "/capture")
     const codes = serveCodes(pool, [CODE_1, CODE_2, CODE_3])
     await client.getVerificationCode()
     const seen: (string | undefined)[] = []
-    // The first capture's rejection of CODE_1 arrives late, after the second
-    // capture had CODE_1 rejected, fetched CODE_2 and got through with it.
-    pool
-      .intercept({ path: "/capture", method: "POST" })
-      .reply(401, (opts) => {
-        seen.push(authorizationOf(opts))
-        return { error: "invalid_authorization" }
-      })
-      .delay(40)
     pool
       .intercept({ path: "/capture", method: "POST" })
       .reply<object>((opts) => {
@@ -438,45 +466,39 @@ describe("the verification code is fetched once and a failed fetch does not undo
           : { statusCode: 200, data: accept }
       })
       .persist()
+    // The first capture (CODE_1) is held; the second has CODE_1 rejected,
+    // fetches CODE_2 and gets through; then the first is rejected, late.
     const late = client.capture(followOn)
+    await held
     await expect(client.capture(followOn)).resolves.toMatchObject(accept)
+    release()
     await expect(late).resolves.toMatchObject(accept)
     // CODE_2 stays the client's code: the late 401 cost no third fetch.
     expect(codes.calls()).toBe(2)
-    expect(seen.slice(-1)).toEqual([CODE_2])
+    expect(seen).toEqual([CODE_1, CODE_2, CODE_1, CODE_2])
   })
 })
 
 describe("a late rejection after a failed refresh", () => {
   it("still fetches a code and replays, while the caller whose refresh failed is told nothing was sent", async () => {
-    const { pool, client } = setup({ retry: { attempts: 1 } })
+    const { pool, client, held, release } = setup(
+      { retry: { attempts: 1 } },
+      "/capture"
+    )
+    // Codes: CODE_1, then a failed fetch, then CODE_2.
     let fetches = 0
-    pool.intercept({ path: "/authorize", method: "GET" }).reply(200, () => {
-      fetches++
-      return { Authorization: CODE_1 }
-    })
-    pool.intercept({ path: "/authorize", method: "GET" }).reply(503, () => {
-      fetches++
-      return "down"
-    })
     pool
       .intercept({ path: "/authorize", method: "GET" })
-      .reply(200, () => {
+      .reply<object>(() => {
         fetches++
-        return { Authorization: CODE_2 }
+        if (fetches === 1)
+          return { statusCode: 200, data: { Authorization: CODE_1 } }
+        if (fetches === 2) return { statusCode: 503, data: "down" }
+        return { statusCode: 200, data: { Authorization: CODE_2 } }
       })
       .persist()
     await client.getVerificationCode()
     const seen: (string | undefined)[] = []
-    // The first capture's 401 arrives late, after the second capture's
-    // refresh failed and left the client without a code.
-    pool
-      .intercept({ path: "/capture", method: "POST" })
-      .reply(401, (opts) => {
-        seen.push(authorizationOf(opts))
-        return { error: "invalid_authorization" }
-      })
-      .delay(40)
     pool
       .intercept({ path: "/capture", method: "POST" })
       .reply<object>((opts) => {
@@ -486,7 +508,11 @@ describe("a late rejection after a failed refresh", () => {
           : { statusCode: 401, data: { error: "invalid_authorization" } }
       })
       .persist()
+    // The first capture is held; the second has CODE_1 rejected and its
+    // refresh fails, leaving the client without a code; then the first is
+    // rejected, late.
     const late = client.capture(followOn)
+    await held
     const failed = await caught(client.capture(followOn))
     expect(failed).toMatchObject({
       category: "service_error",
@@ -494,6 +520,7 @@ describe("a late rejection after a failed refresh", () => {
       retrySafe: true,
     })
     expect(failed.message).toMatch(/not sent/)
+    release()
     await expect(late).resolves.toMatchObject(accept)
     expect(fetches).toBe(3)
     expect(seen).toEqual([CODE_1, CODE_1, CODE_2])
