@@ -443,7 +443,9 @@ describe("the verification code is fetched once and a failed fetch does not undo
       })
       .persist()
     const slow = caught(client.getVerificationCode())
-    await held
+    // Raced with the call itself: a call that settles without being held
+    // fails the test at once instead of leaving a rejection unobserved.
+    await Promise.race([held, slow])
     await expect(client.testConnection()).resolves.toMatchObject({ ok: true })
     release()
     await expect(slow).resolves.toMatchObject({ category: "service_error" })
@@ -469,7 +471,7 @@ describe("the verification code is fetched once and a failed fetch does not undo
     // The first capture (CODE_1) is held; the second has CODE_1 rejected,
     // fetches CODE_2 and gets through; then the first is rejected, late.
     const late = client.capture(followOn)
-    await held
+    await Promise.race([held, late])
     await expect(client.capture(followOn)).resolves.toMatchObject(accept)
     release()
     await expect(late).resolves.toMatchObject(accept)
@@ -512,7 +514,7 @@ describe("a late rejection after a failed refresh", () => {
     // refresh fails, leaving the client without a code; then the first is
     // rejected, late.
     const late = client.capture(followOn)
-    await held
+    await Promise.race([held, late])
     const failed = await caught(client.capture(followOn))
     expect(failed).toMatchObject({
       category: "service_error",
