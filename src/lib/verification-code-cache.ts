@@ -61,17 +61,19 @@ export class VerificationCodeCache {
   }
 
   private track_(promise: Promise<string>): CodeEntry {
-    const entry: CodeEntry = { promise }
-    entry.promise = promise.then(
-      (code) => {
-        entry.value = code
-        return code
-      },
-      (error) => {
-        if (this.entry_ === entry) this.entry_ = undefined
-        throw error
-      }
-    )
+    // Built in one step; the callbacks run later, once `entry` exists.
+    const entry: CodeEntry = {
+      promise: promise.then(
+        (code) => {
+          entry.value = code
+          return code
+        },
+        (error) => {
+          if (this.entry_ === entry) this.entry_ = undefined
+          throw error
+        }
+      ),
+    }
     // Callers await entry.promise; this keeps an unobserved failure quiet.
     entry.promise.catch(() => undefined)
     return entry

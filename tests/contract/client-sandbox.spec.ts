@@ -1,6 +1,6 @@
 import { createServer, type Server } from "node:http"
 import type { AddressInfo } from "node:net"
-import { request } from "undici"
+import { Agent, request } from "undici"
 import {
   CardServiceClient,
   CardServiceError,
@@ -419,6 +419,82 @@ describe("client against the sandbox", () => {
           t.step === "CAPTURE" && t.originalTransactionId === auth.transactionId
       )
     expect(captures).toHaveLength(1)
+  })
+
+  it("holds its timeouts on an injected dispatcher too: a slow capture is indeterminate, sent once", async () => {
+    // The caller's Agent has undici's 300 s defaults; the client's 200 ms
+    // headers timeout must still apply to each of its requests.
+    const agent = new Agent()
+    try {
+      const client = newClient({
+        dispatcher: agent,
+        timeouts: { headersMs: 200 },
+      })
+      const auth = await authorizePayment(client)
+      sandbox.injectFault({
+        type: "delay",
+        ms: 1500,
+        count: 1,
+        path: "/capture",
+      })
+      const e = await caught(client.capture(followOn(auth.transactionId, 10.5)))
+      expect(e).toMatchObject({ category: "indeterminate", retrySafe: false })
+      expect(e.message).toMatch(/timed out/)
+      const captures = sandbox
+        .transactions()
+        .filter(
+          (t) =>
+            t.step === "CAPTURE" &&
+            t.originalTransactionId === auth.transactionId
+        )
+      expect(captures).toHaveLength(1)
+    } finally {
+      await agent.close()
+    }
+  })
+
+  it("close() releases the connections of its own pool at once", async () => {
+    // A service that keeps connections alive; each closed socket is counted.
+    const sockets = new Set<import("node:net").Socket>()
+    let closedSockets = 0
+    let allClosed: () => void = () => undefined
+    const service = createServer((req, res) => {
+      req.resume()
+      res.writeHead(200, { "content-type": "application/json" })
+      res.end(JSON.stringify({ Authorization: "code-for-close-test" }))
+    })
+    service.keepAliveTimeout = 60_000
+    service.on("connection", (socket) => {
+      sockets.add(socket)
+      socket.on("close", () => {
+        closedSockets += 1
+        if (closedSockets === sockets.size) allClosed()
+      })
+    })
+    await new Promise<void>((resolve) =>
+      service.listen(0, "127.0.0.1", resolve)
+    )
+    try {
+      const port = (service.address() as AddressInfo).port
+      const client = newClient({ baseUrl: `http://127.0.0.1:${port}` })
+      await expect(client.getVerificationCode()).resolves.toBe(
+        "code-for-close-test"
+      )
+      expect(sockets.size).toBe(1)
+      expect(closedSockets).toBe(0)
+      const closed = new Promise<void>((resolve) => (allClosed = resolve))
+      await client.close()
+      // The service offers 60 s of keep-alive and the pool keeps a socket up
+      // to 4 s: a socket gone within 2 s was closed by close().
+      const outcome = await Promise.race([
+        closed.then(() => "closed"),
+        new Promise((resolve) => setTimeout(() => resolve("still open"), 2000)),
+      ])
+      expect(outcome).toBe("closed")
+    } finally {
+      for (const socket of sockets) socket.destroy()
+      await new Promise<void>((resolve) => service.close(() => resolve()))
+    }
   })
 
   it("reports an unreachable service as a retry-safe service_error", async () => {
