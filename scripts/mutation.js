@@ -1,10 +1,13 @@
 #!/usr/bin/env node
-// npm run test:mutation [-- <group> [<group>...]] [--force]
+// npm run test:mutation [-- <group> [<group>...]] [--force] [--ignore-static]
 //
 // One StrykerJS run per group of scripts/mutation-groups.js, each against the
 // fast rings only (jest.mutation.config.js: unit + contract). Incremental by
 // default (reports/stryker-incremental-<group>.json keeps the last results, so
 // only changed code and tests are re-run); --force re-runs every mutant.
+// --ignore-static leaves out static mutants (code run when a module loads,
+// e.g. its constant tables): each needs every related test file reloaded,
+// which is most of a run's time; they are then counted as ignored, not scored.
 // Prints, per group, the mutation score per module and every surviving mutant
 // (file:line, mutator, replacement), read from Stryker's JSON report
 // (reports/mutation/<group>.json, mutation-testing-report-schema).
@@ -21,22 +24,24 @@ const reports = path.join(root, "reports")
 function usage(message) {
   if (message) console.error(message)
   console.error(
-    `usage: npm run test:mutation [-- [--force] <group>...]\ngroups: ${Object.keys(groups).join(", ")}`
+    `usage: npm run test:mutation [-- [--force] [--ignore-static] <group>...]\ngroups: ${Object.keys(groups).join(", ")}`
   )
   process.exit(2)
 }
 
 function parseArgs(argv) {
   let force = false
+  let ignoreStatic = false
   const chosen = []
   for (const arg of argv) {
     if (arg === "--force") force = true
+    else if (arg === "--ignore-static") ignoreStatic = true
     else if (arg === "--help" || arg === "-h") usage()
     else if (arg.startsWith("-")) usage(`unknown option ${arg}`)
     else if (!(arg in groups)) usage(`unknown group ${arg}`)
     else if (!chosen.includes(arg)) chosen.push(arg)
   }
-  return { force, chosen: chosen.length ? chosen : Object.keys(groups) }
+  return { force, ignoreStatic, chosen: chosen.length ? chosen : Object.keys(groups) }
 }
 
 function concurrency() {
@@ -50,7 +55,7 @@ function concurrency() {
 // Route folders are named "[session_id]": brackets are glob syntax for Stryker.
 const literalGlob = (file) => file.replace(/[[\]]/g, (c) => `\\${c}`)
 
-function strykerConfig(group, force) {
+function strykerConfig(group, { force, ignoreStatic }) {
   return {
     $schema: "../node_modules/@stryker-mutator/core/schema/stryker-schema.json",
     packageManager: "npm",
@@ -73,8 +78,7 @@ function strykerConfig(group, force) {
     tempDirName: ".stryker-tmp",
     cleanTempDir: true,
     ignorePatterns: ["reports", ".medusa", ".demo-data", "coverage", "storefront-example", "test-results"],
-    // Mutants outside the modules under test are never made, so none is static.
-    ignoreStatic: false,
+    ignoreStatic,
     thresholds: { high: 90, low: 80, break: null },
   }
 }
@@ -145,15 +149,16 @@ function summarize(group, seconds) {
 }
 
 function main() {
-  const { force, chosen } = parseArgs(process.argv.slice(2))
+  const args = parseArgs(process.argv.slice(2))
+  const { force, ignoreStatic, chosen } = args
   fs.mkdirSync(reports, { recursive: true })
   const cli = path.join(root, "node_modules", "@stryker-mutator", "core", "bin", "stryker.js")
   const results = []
   for (const group of chosen) {
     const configFile = path.join(reports, `stryker-${group}.config.json`)
-    fs.writeFileSync(configFile, JSON.stringify(strykerConfig(group, force), null, 2))
+    fs.writeFileSync(configFile, JSON.stringify(strykerConfig(group, args), null, 2))
     const started = Date.now()
-    console.log(`\n>>> stryker: group "${group}" (${groups[group].length} modules)${force ? ", forced" : ""}`)
+    console.log(`\n>>> stryker: group "${group}" (${groups[group].length} modules)${force ? ", forced" : ""}${ignoreStatic ? ", static mutants ignored" : ""}`)
     const run = spawnSync(process.execPath, [cli, "run", configFile], { cwd: root, stdio: "inherit" })
     const seconds = (Date.now() - started) / 1000
     const total = summarize(group, seconds)
