@@ -1,43 +1,77 @@
 // The mutation-testing groups (issue #20): one StrykerJS run per group over
 // the money- and security-critical modules, each measured with the fast rings
 // (unit + contract) only. `npm run test:mutation -- <group>` runs one.
+//
+// `mutate`: the modules mutated. `tests` (optional): the spec files run
+// against them. Without it every fast-ring spec related to the module runs;
+// with it only those, which is faster (each mutant reloads every spec file
+// that runs) and can only lower the score, never raise it: a mutant is killed
+// by these specs or counted as surviving.
 module.exports = {
   // Approval and session sealing: the MACs, the merchant reference, the
   // approval check, the Medusa terms the seal is bound to, the return URL.
-  sealing: [
-    "src/providers/card-service/session-seal.ts",
-    "src/providers/card-service/merchant-reference.ts",
-    "src/providers/card-service/approval-check.ts",
-    "src/providers/card-service/medusa-session-terms.ts",
-    "src/providers/card-service/return-url.ts",
-  ],
+  sealing: {
+    mutate: [
+      "src/providers/card-service/session-seal.ts",
+      "src/providers/card-service/merchant-reference.ts",
+      "src/providers/card-service/approval-check.ts",
+      "src/providers/card-service/medusa-session-terms.ts",
+      "src/providers/card-service/return-url.ts",
+    ],
+    tests: [
+      "tests/unit/providers/session-seal.spec.ts",
+      "tests/unit/providers/merchant-reference.spec.ts",
+      "tests/unit/providers/approval-check.spec.ts",
+      "tests/unit/providers/medusa-session-terms.spec.ts",
+      "tests/unit/providers/return-url.spec.ts",
+    ],
+  },
   // Money and status mapping: minor units, card number check, the service's
-  // answers mapped to Medusa statuses.
-  money: [
-    "src/lib/money.ts",
-    "src/lib/luhn.ts",
-    "src/lib/response-mapping.ts",
-    "src/providers/card-service/status-mapping.ts",
-  ],
-  // Settlement and the callback and return routes.
-  settlement: [
-    "src/checkout/settle-payment.ts",
-    "src/checkout/callback-settlement.ts",
-    "src/checkout/settled-check.ts",
-    "src/checkout/hint-admission.ts",
-    "src/api/card-service/callback/[session_id]/route.ts",
-    "src/api/card-service/return/[session_id]/route.ts",
-  ],
+  // answers mapped to results and errors, reason codes to Medusa statuses.
+  money: {
+    mutate: [
+      "src/lib/money.ts",
+      "src/lib/luhn.ts",
+      "src/lib/response-mapping.ts",
+      "src/providers/card-service/status-mapping.ts",
+    ],
+    tests: [
+      "tests/unit/lib/money.spec.ts",
+      "tests/unit/lib/luhn.spec.ts",
+      "tests/unit/lib/log-redaction.spec.ts",
+      "tests/unit/lib/card-service-client.spec.ts",
+      "tests/unit/lib/http-exchange.spec.ts",
+      "tests/unit/providers/status-mapping.spec.ts",
+    ],
+  },
+  // Settlement and the callback and return routes, on the in-process sandbox
+  // and the fake Medusa container (tests/helpers/fake-medusa.ts).
+  settlement: {
+    mutate: [
+      "src/checkout/settle-payment.ts",
+      "src/checkout/callback-settlement.ts",
+      "src/checkout/settled-check.ts",
+      "src/checkout/hint-admission.ts",
+      "src/api/card-service/callback/[session_id]/route.ts",
+      "src/api/card-service/return/[session_id]/route.ts",
+    ],
+    tests: [
+      "tests/contract/settlement.spec.ts",
+      "tests/unit/checkout/duplicate-callbacks.spec.ts",
+      "tests/unit/checkout/call-budget.spec.ts",
+    ],
+  },
   // The client's retry and credential rules.
-  client: [
-    "src/lib/request-sender.ts",
-    "src/lib/card-service-client.ts",
-    "src/lib/verification-code-cache.ts",
-    "src/lib/transport-errors.ts",
-  ],
+  client: {
+    mutate: [
+      "src/lib/request-sender.ts",
+      "src/lib/card-service-client.ts",
+      "src/lib/verification-code-cache.ts",
+      "src/lib/transport-errors.ts",
+    ],
+  },
   // The sandbox's follow-on rules.
-  sandbox: [
-    "src/sandbox/follow-on-rules.ts",
-    "src/sandbox/amount-rules.ts",
-  ],
+  sandbox: {
+    mutate: ["src/sandbox/follow-on-rules.ts", "src/sandbox/amount-rules.ts"],
+  },
 }

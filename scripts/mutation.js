@@ -2,7 +2,8 @@
 // npm run test:mutation [-- <group> [<group>...]] [--force] [--ignore-static]
 //
 // One StrykerJS run per group of scripts/mutation-groups.js, each against the
-// fast rings only (jest.mutation.config.js: unit + contract). Incremental by
+// fast rings only (jest.mutation.config.js: unit + contract; a group may name
+// its own specs, see mutation-groups.js). Incremental by
 // default (reports/stryker-incremental-<group>.json keeps the last results, so
 // only changed code and tests are re-run); --force re-runs every mutant.
 // --ignore-static leaves out static mutants (code run when a module loads,
@@ -66,7 +67,7 @@ function strykerConfig(group, { force, ignoreStatic }) {
       enableFindRelatedTests: true,
     },
     coverageAnalysis: "perTest",
-    mutate: groups[group].map(literalGlob),
+    mutate: groups[group].mutate.map(literalGlob),
     concurrency: concurrency(),
     timeoutMS: 60000,
     reporters: ["clear-text", "progress", "json"],
@@ -158,8 +159,12 @@ function main() {
     const configFile = path.join(reports, `stryker-${group}.config.json`)
     fs.writeFileSync(configFile, JSON.stringify(strykerConfig(group, args), null, 2))
     const started = Date.now()
-    console.log(`\n>>> stryker: group "${group}" (${groups[group].length} modules)${force ? ", forced" : ""}${ignoreStatic ? ", static mutants ignored" : ""}`)
-    const run = spawnSync(process.execPath, [cli, "run", configFile], { cwd: root, stdio: "inherit" })
+    console.log(`\n>>> stryker: group "${group}" (${groups[group].mutate.length} modules)${force ? ", forced" : ""}${ignoreStatic ? ", static mutants ignored" : ""}`)
+    const tests = groups[group].tests
+    const env = { ...process.env }
+    if (tests) env.MUTATION_TESTS = JSON.stringify(tests)
+    else delete env.MUTATION_TESTS
+    const run = spawnSync(process.execPath, [cli, "run", configFile], { cwd: root, stdio: "inherit", env })
     const seconds = (Date.now() - started) / 1000
     const total = summarize(group, seconds)
     results.push({ group, status: run.status, seconds, total })

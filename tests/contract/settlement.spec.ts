@@ -84,6 +84,8 @@ async function shop(
   }
 }
 
+/** Requests the service received (every endpoint), to see that a refused hint cost it nothing. */
+const serviceCalls = () => Object.values(env.sandbox.requestCounts()).reduce((sum, n) => sum + n, 0)
 const callbackHint = (transactionId?: string): SettleHint => ({ transactionId, source: "callback" })
 const settle = (s: Shop, hint: SettleHint) => settlePayment(s.medusa.container as never, s.sessionId, hint)
 const orders = (s: Shop) => [...s.medusa.carts.orders.values()]
@@ -116,10 +118,10 @@ describe("settlement of a reported result", () => {
 
   it("says pending, with no order and no call, while no result has arrived", async () => {
     const s = await shop()
-    const before = env.sandbox.transactions().length
+    const before = serviceCalls()
     expect(await settle(s, callbackHint())).toEqual({ kind: "pending", cartId: s.cartId })
     expect(orders(s)).toHaveLength(0)
-    expect(env.sandbox.transactions().length).toBe(before)
+    expect(serviceCalls()).toBe(before)
   })
 
   it("ignores a transaction the service does not know, and the session stays unpaid", async () => {
@@ -285,13 +287,13 @@ describe("a result for a session Medusa no longer has", () => {
     const tx = await s.pay()
     dropSession(s)
     const { sessionId, hint } = make(s)
-    const before = env.sandbox.transactions().length
+    const before = serviceCalls()
     const outcome = await settlePayment(s.medusa.container as never, sessionId, {
       ...hint,
       transactionId: hint.transactionId && tx,
     })
     expect(outcome).toEqual({ kind: "unknown_session" })
-    expect(env.sandbox.transactions().length).toBe(before)
+    expect(serviceCalls()).toBe(before)
     expect(s.reversals(tx)).toHaveLength(0)
   })
 
@@ -397,11 +399,11 @@ describe("the callback route", () => {
     for (let i = 0; i < SESSION_BURST; i++) {
       expect((await postCallback(s, callbackBody(`7000000000000000000${100 + i}`))).statusCode).toBe(200)
     }
-    const before = env.sandbox.transactions().length
+    const before = serviceCalls()
     const res = await postCallback(s, callbackBody(tx))
     expect(res.statusCode).toBe(503)
     expect(orders(s)).toHaveLength(0)
-    expect(env.sandbox.transactions().length).toBe(before)
+    expect(serviceCalls()).toBe(before)
     expect(s.medusa.logger.lines.some((l) => l.startsWith("error:"))).toBe(false)
   })
 
@@ -586,5 +588,46 @@ describe("the return route", () => {
     expect(back.res.statusCode).toBe(503)
     expect(back.location).toBeNull()
     expect(s.medusa.logger.lines.some((l) => l.startsWith("error:"))).toBe(true)
+  })
+})
+
+describe("the session lock", () => {
+  /** Two carts on one Medusa; the first one's completion waits until released. */
+  async function oneSlowSettlement() {
+    const slow = await shop()
+    const other = await shop({ medusa: slow.medusa })
+    const complete = slow.medusa.carts.complete.bind(slow.medusa.carts)
+    let release = () => {}
+    let entered = () => {}
+    const held = new Promise<void>((resolve) => (release = resolve))
+    const completing = new Promise<void>((resolve) => (entered = resolve))
+    slow.medusa.carts.complete = async (cartId) => {
+      if (cartId === slow.cartId) {
+        entered()
+        await held
+      }
+      return complete(cartId)
+    }
+    slow.medusa.locking.msPerTimeoutSecond = 2
+    const slowSettling = settle(slow, callbackHint(await slow.pay()))
+    // The slow settlement holds its session's lock from here until released.
+    await completing
+    return { slow, other, slowSettling, release }
+  }
+
+  it("does not hold up another session's settlement", async () => {
+    const { other, slowSettling, release } = await oneSlowSettlement()
+    await expect(settle(other, callbackHint(await other.pay()))).resolves.toMatchObject({ kind: "order" })
+    release()
+    await expect(slowSettling).resolves.toMatchObject({ kind: "order" })
+  })
+
+  it("answers a callback for the busy session 503 once the lock's wait is over, so the service delivers again", async () => {
+    const { slow, slowSettling, release } = await oneSlowSettlement()
+    const res = await postCallback(slow, callbackBody(await slow.pay()))
+    expect(res.statusCode).toBe(503)
+    release()
+    await slowSettling
+    expect(orders(slow)).toHaveLength(1)
   })
 })

@@ -42,11 +42,30 @@ export class FakeLocking {
   /** Keys `execute` ran under, in order (to see what was serialized). */
   readonly executed: string[] = []
 
-  async execute<T>(key: string, job: () => Promise<T>, _options?: unknown): Promise<T> {
+  /**
+   * Milliseconds per second of a lock's `timeout` (Medusa's wait for the
+   * lock, in seconds): 1000 as Medusa, less so a test need not wait 30 s.
+   */
+  msPerTimeoutSecond = 1000
+
+  async execute<T>(key: string, job: () => Promise<T>, options?: { timeout?: number }): Promise<T> {
     this.executed.push(key)
     const owner = `execute:${Math.random()}`
+    const deadline = options?.timeout ? Date.now() + options.timeout * this.msPerTimeoutSecond : Infinity
     while (!this.tryTake(key, owner)) {
-      await new Promise<void>((resolve) => this.queue(key).push(resolve))
+      const wait = deadline - Date.now()
+      if (wait <= 0) throw new Error(`Timed-out acquiring lock: ${key}`)
+      await new Promise<void>((resolve) => {
+        const queue = this.queue(key)
+        const timer = Number.isFinite(wait) ? setTimeout(wake, wait) : undefined
+        function wake() {
+          clearTimeout(timer)
+          const at = queue.indexOf(wake)
+          if (at >= 0) queue.splice(at, 1)
+          resolve()
+        }
+        queue.push(wake)
+      })
     }
     try {
       return await job()
@@ -80,7 +99,7 @@ export class FakeLocking {
 
   private free(key: string): void {
     this.owners_.delete(key)
-    this.queue(key).shift()?.()
+    this.queue(key)[0]?.()
   }
 
   private queue(key: string): Waiter[] {
