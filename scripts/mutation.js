@@ -53,8 +53,9 @@ function concurrency() {
   return n
 }
 
-// Route folders are named "[session_id]": brackets are glob syntax for Stryker.
-const literalGlob = (file) => file.replace(/[[\]]/g, (c) => `\\${c}`)
+// Route folders are named "[session_id]": brackets are glob syntax for Stryker
+// (minimatch; a backslash escape is turned into a path separator there).
+const literalGlob = (file) => file.replace(/[[\]]/g, (c) => `[${c}]`)
 
 function strykerConfig(group, { force, ignoreStatic }) {
   return {
