@@ -24,6 +24,8 @@ module.exports = {
       "tests/unit/providers/approval-check.spec.ts",
       "tests/unit/providers/medusa-session-terms.spec.ts",
       "tests/unit/providers/return-url.spec.ts",
+      "tests/unit/providers/return-url-schemes.spec.ts",
+      "tests/unit/providers/session-seal-vectors.spec.ts",
     ],
   },
   // Money and status mapping: minor units, card number check, the service's
