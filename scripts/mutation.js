@@ -67,7 +67,7 @@ function strykerConfig(group, { force, ignoreStatic }) {
       configFile: "jest.mutation.config.js",
       enableFindRelatedTests: true,
     },
-    coverageAnalysis: "perTest",
+    coverageAnalysis: groups[group].coverageAnalysis ?? "perTest",
     mutate: groups[group].mutate.map(literalGlob),
     concurrency: concurrency(),
     timeoutMS: 60000,
