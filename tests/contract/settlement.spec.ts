@@ -591,30 +591,32 @@ describe("the return route", () => {
   })
 })
 
-describe("the session lock", () => {
-  /** Two carts on one Medusa; the first one's completion waits until released. */
-  async function oneSlowSettlement() {
-    const slow = await shop()
-    const other = await shop({ medusa: slow.medusa })
-    const complete = slow.medusa.carts.complete.bind(slow.medusa.carts)
-    let release = () => {}
-    let entered = () => {}
-    const held = new Promise<void>((resolve) => (release = resolve))
-    const completing = new Promise<void>((resolve) => (entered = resolve))
-    slow.medusa.carts.complete = async (cartId) => {
-      if (cartId === slow.cartId) {
-        entered()
-        await held
-      }
-      return complete(cartId)
+/** Two carts on one Medusa; the first one's completion waits until released. */
+async function oneSlowSettlement(first: (s: Shop, tx: string) => Promise<unknown> = (s, tx) => settle(s, callbackHint(tx))) {
+  const slow = await shop()
+  const other = await shop({ medusa: slow.medusa })
+  const complete = slow.medusa.carts.complete.bind(slow.medusa.carts)
+  let release = () => {}
+  let entered = () => {}
+  const held = new Promise<void>((resolve) => (release = resolve))
+  const completing = new Promise<void>((resolve) => (entered = resolve))
+  slow.medusa.carts.complete = async (cartId) => {
+    if (cartId === slow.cartId) {
+      entered()
+      await held
     }
-    slow.medusa.locking.msPerTimeoutSecond = 2
-    const slowSettling = settle(slow, callbackHint(await slow.pay()))
-    // The slow settlement holds its session's lock from here until released.
-    await completing
-    return { slow, other, slowSettling, release }
+    return complete(cartId)
   }
+  slow.medusa.locking.msPerTimeoutSecond = 2
+  const tx = await slow.pay()
+  const slowSettling = first(slow, tx)
+  // The slow settlement holds its session's lock from here until released.
+  await completing
+  return { slow, other, slowSettling, release, tx }
+}
 
+
+describe("the session lock", () => {
   it("does not hold up another session's settlement", async () => {
     const { other, slowSettling, release } = await oneSlowSettlement()
     await expect(settle(other, callbackHint(await other.pay()))).resolves.toMatchObject({ kind: "order" })
@@ -629,5 +631,138 @@ describe("the session lock", () => {
     release()
     await slowSettling
     expect(orders(slow)).toHaveLength(1)
+  })
+})
+
+describe("settlement, further cases", () => {
+  const reconcileBefore = process.env.CARD_SERVICE_RECONCILE_SCHEDULE
+  afterEach(() => {
+    process.env.CARD_SERVICE_RECONCILE_SCHEDULE = reconcileBefore
+    env.sandbox.clearFaults()
+  })
+
+  it("reverses a second tab's approval of another amount once the order exists", async () => {
+    const s = await shop()
+    const order = await settle(s, callbackHint(await s.pay()))
+    const second = await s.pay(CARDS.approved, { amount: "29.00" })
+    expect(await settle(s, callbackHint(second))).toEqual({ ...order, secondPaymentReleased: true })
+    expect(s.reversals(second)).toHaveLength(1)
+  })
+
+  it("gives the order to a shopper who was declined and then paid", async () => {
+    const s = await shop()
+    const declined = await s.pay(CARDS.declined)
+    expect(await settle(s, callbackHint(declined))).toMatchObject({ kind: "failed" })
+    const paid = await s.pay()
+    expect(await settle(s, callbackHint(paid))).toMatchObject({ kind: "order" })
+    expect(s.reversals(paid)).toHaveLength(0)
+  })
+
+  it.each([
+    ["before the order exists", false],
+    ["when it names a second approval after the order", true],
+  ])("answers a callback 503 when the service fails to answer a retrieve %s", async (_name, ordered) => {
+    const s = await shop()
+    if (ordered) await settle(s, callbackHint(await s.pay()))
+    const tx = await s.pay()
+    env.sandbox.injectFault({ type: "status", status: 500, count: 20, path: "/payment/retrieve" })
+    const res = await postCallback(s, callbackBody(tx))
+    expect(res.statusCode).toBe(503)
+    expect(orders(s)).toHaveLength(ordered ? 1 : 0)
+    expect(s.reversals(tx)).toHaveLength(0)
+  })
+
+  it("fails with the reason Medusa's authorization stored when completing the cart is refused", async () => {
+    const s = await shop()
+    const tx = await s.pay()
+    s.medusa.carts.complete = async () => {
+      const session = s.medusa.payments.session(s.sessionId)
+      session.data = { ...session.data, failure: { code: "mismatch", message: "the amount changed" } }
+      throw new Error("the payment was not authorized")
+    }
+    expect(await settle(s, callbackHint(tx))).toEqual({
+      kind: "failed",
+      cartId: s.cartId,
+      failure: { code: "mismatch", message: "the amount changed" },
+    })
+  })
+
+  it("lets the sweep's own notes past the anonymous call budget", async () => {
+    const s = await shop()
+    for (let i = 0; i < SESSION_BURST; i++) {
+      await postCallback(s, callbackBody(`7000000000000000000${200 + i}`))
+    }
+    expect(await settle(s, { transactionId: await s.pay(), source: "sweep" })).toMatchObject({ kind: "order" })
+  })
+
+  it("acknowledges a copy of a 100-character id noted for the sweep", async () => {
+    process.env.CARD_SERVICE_RECONCILE_SCHEDULE = "* * * * *"
+    const s = await shop()
+    const id = "7".repeat(100)
+    await s.medusa.locking.acquire(`card-service:delivery:${s.sessionId}:${id}`, { ownerId: "the other copy" })
+    const outcome = await settleCallback(s.medusa.container as never, s.sessionId, { transactionId: id }, s.medusa.logger)
+    expect(outcome).toEqual({ kind: "acknowledged" })
+  })
+
+  describe("while one callback copy settles", () => {
+    const viaCallback = (s: Shop, tx: string) => postCallback(s, callbackBody(tx))
+
+    it("answers another copy of the same result 200 at once, and one order is made", async () => {
+      process.env.CARD_SERVICE_RECONCILE_SCHEDULE = "* * * * *"
+      const { slow, slowSettling, release, tx } = await oneSlowSettlement(viaCallback)
+      const copy = await postCallback(slow, callbackBody(tx))
+      expect(copy.statusCode).toBe(200)
+      release()
+      expect(((await slowSettling) as { statusCode: number }).statusCode).toBe(200)
+      expect(orders(slow)).toHaveLength(1)
+    })
+
+    it("does not take another transaction's callback for a copy: it waits its turn (503 here)", async () => {
+      process.env.CARD_SERVICE_RECONCILE_SCHEDULE = "* * * * *"
+      const { slow, slowSettling, release } = await oneSlowSettlement(viaCallback)
+      const other = await postCallback(slow, callbackBody(await slow.pay()))
+      expect(other.statusCode).toBe(503)
+      release()
+      await slowSettling
+    })
+  })
+})
+
+describe("the return route, further cases", () => {
+  it("gives the reason in the cart's language", async () => {
+    const english = await shop()
+    const german = await shop({ locale: "de-DE" })
+    const reasons = []
+    for (const s of [english, german]) {
+      reasons.push((await browserReturns(s, { transactionId: await s.pay(CARDS.declined) })).param("reason"))
+    }
+    expect(reasons[0]).toBeTruthy()
+    expect(reasons[1]).toBeTruthy()
+    expect(reasons[1]).not.toBe(reasons[0])
+  })
+
+  it.each<[string, (s: Shop) => Promise<Record<string, unknown>>]>([
+    ["the cart cannot be read", async (s) => {
+      const tx = await s.pay()
+      s.medusa.carts.failQuery = new Error("connection reset")
+      return { transactionId: tx }
+    }],
+    ["the result is named twice (not one transaction)", async (s) => ({ transactionId: [await s.pay(), "x"] })],
+  ])("says pending, with no order, when %s", async (_name, make) => {
+    const s = await shop()
+    const back = await browserReturns(s, await make(s))
+    expect(back.res.statusCode).toBe(303)
+    expect(back.param("status")).toBe("pending")
+    expect(orders(s)).toHaveLength(0)
+  })
+
+  it("says pending without logging an error once the call budget is spent", async () => {
+    const s = await shop()
+    for (let i = 0; i < SESSION_BURST; i++) {
+      await browserReturns(s, { transactionId: `7000000000000000000${300 + i}` })
+    }
+    const back = await browserReturns(s, { transactionId: await s.pay() })
+    expect(back.param("status")).toBe("pending")
+    expect(s.medusa.logger.lines.some((l) => l.startsWith("error:"))).toBe(false)
   })
 })
