@@ -9,6 +9,8 @@ describe("toDecimal reads the exact value", () => {
     ["Medusa's raw value before its float", { raw: { value: "17.395" }, numeric: 17.39 }, "17.395"],
     ["a bignumber.js value before its float", { bigNumber: new BigNumberJs("1.005"), numeric: 1 }, "1.005"],
     ["valueOf when toJSON gives no number", { toJSON: () => ({ nested: true }), valueOf: () => 12.5 }, "12.5"],
+    ["a string with spaces around it", " 10.50 ", "10.5"],
+    ["a raw value with spaces around it", { raw: { value: "\t7.25\n" } }, "7.25"],
   ])("%s", (_name, amount, exact) => {
     expect(toDecimal(amount as never).toFixed()).toBe(exact)
   })

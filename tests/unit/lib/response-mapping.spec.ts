@@ -48,10 +48,17 @@ describe("readVerdict for answers without an ACCEPT", () => {
     ["names none for an empty id", { decision: "ACCEPT", transactionId: "" }, undefined],
     ["names none for an id that is no string", { decision: "ACCEPT", transactionId: 9 }, undefined],
     ["names none for a body that is no object", "tx-9", undefined],
+    ["names none for a null body", null, undefined],
   ])("%s, so it can be reconciled", (_name, json, transactionId) => {
     const error = errorOf({ status: 200, json })
     expect(error).toMatchObject({ category: "invalid_response", retrySafe: false })
     expect(error.transactionId).toBe(transactionId)
+  })
+
+  it("quotes at most 200 characters of the service's text", () => {
+    const error = errorOf({ status: 429, json: { error: "x".repeat(1000) } })
+    expect(error.message).toContain("x".repeat(200))
+    expect(error.message).not.toContain("x".repeat(201))
   })
 
   it("quotes the service's own text on a 429 with the client's secrets removed", () => {
@@ -108,6 +115,9 @@ describe("readDocument (authorize, retrieve)", () => {
     ["a named refusal (404 to retrieve)", () => readDocument(OPERATIONS.retrieve, { status: 404, json: {} }, scrub, "tx-8"), { category: "invalid_request", httpStatus: 404, transactionId: "tx-8" }],
     ["an unnamed 4xx", () => readDocument(OPERATIONS.retrieve, { status: 409, json: {} }, scrub), { category: "invalid_request", retrySafe: true, httpStatus: 409 }],
     ["a 5xx", () => readDocument(OPERATIONS.retrieve, { status: 502, json: {} }, scrub), { category: "service_error", retrySafe: true, httpStatus: 502 }],
+    ["a 500", () => readDocument(OPERATIONS.retrieve, { status: 500, json: {} }, scrub), { category: "service_error", retrySafe: true, httpStatus: 500 }],
+    ["a redirect", () => readDocument(OPERATIONS.retrieve, { status: 302, json: {} }, scrub), { category: "invalid_response", httpStatus: 302 }],
+    ["a 404 for an operation that names no refusals", () => readDocument(OPERATIONS.capture, { status: 404, json: {} }, scrub), { category: "invalid_request", httpStatus: 404 }],
   ])("%s", (_name, call, expected) => {
     expect(thrown(call)).toMatchObject(expected)
   })
@@ -137,6 +147,10 @@ describe("transportError", () => {
     const error = transportError(operation, what, 2)
     expect(error).toMatchObject({ operation: operation.name, ...expected })
     expect(error.cause).toBe(what.error)
+  })
+
+  it("says an unsafe request that was never sent was not sent (so it may be sent again)", () => {
+    expect(transportError(unsafe, failure(false, false), 1).message).toContain("nothing was sent")
   })
 
   it("counts its tries in words", () => {
