@@ -179,3 +179,27 @@ describe("errors made after the answer", () => {
     expect(codeRejectedTwice("capture", { status: 401, json: {} }, scrub)).toMatchObject({ category: "credentials", retrySafe: true, httpStatus: 401 })
   })
 })
+
+// What an error tells the operator to do next is part of its job (it is
+// what the admin shows with the payment): the guidance, not its wording.
+describe("the operator's next step in the error", () => {
+  const sent = (timeout: boolean) => ({ sent: true, timeout, code: "ECODE", error: null })
+  it.each<[string, () => CardServiceError, string[], string[]]>([
+    ["a 5xx without a verdict to a money operation", () => errorOf({ status: 500, json: {} }), ["reconcile by retrieve"], []],
+    ["an unexpected status", () => errorOf({ status: 302, json: {} }), ["302", "reconcile by retrieve"], []],
+    ["a money operation lost after sending", () => transportError({ name: "capture", retrySafe: false }, sent(true), 1), ["timed out", "reconcile by retrieve"], []],
+    ["a safe request whose connection failed", () => transportError({ name: "retrieve", retrySafe: true }, sent(false), 1), ["connection failed"], ["reconcile"]],
+    ["a safe request that reached nothing", () => transportError({ name: "retrieve", retrySafe: true }, { ...sent(false), sent: false }, 1), ["could not reach the service"], []],
+    ["no verification code", () => codeUnavailable("capture", new CardServiceError({ category: "credentials", operation: "authorize", retrySafe: true, detail: "refused" })), ["not sent"], []],
+    ["a fresh code refused again", () => codeRejectedTwice("capture", { status: 401, json: {} }, scrub), ["verifyId", "merchantId"], []],
+    ["a 429", () => errorOf({ status: 429, json: {} }), ["limiting requests"], []],
+    ["a money answer that does not fit", () => errorOf({ status: 200, json: { decision: "ACCEPT" } }), ["does not fit the interface", "reconcile by retrieve"], []],
+    ["a document that does not fit", () => thrown(() => readDocument(OPERATIONS.authorize, { status: 200, json: {} }, scrub)), ["does not fit the interface"], ["reconcile"]],
+    ["a REJECT with a success code", () => errorOf({ status: 200, json: { ...accept, decision: "REJECT", reasonCode: "100" } }), ["success reason code"], []],
+    ["a decline", () => errorOf({ status: 200, json: { ...accept, decision: "REJECT", reasonCode: "202" } }), ["rejected by the service"], ["success reason code"]],
+  ])("%s", (_name, make, says, saysNot) => {
+    const { message } = make()
+    for (const text of says) expect(message).toContain(text)
+    for (const text of saysNot) expect(message).not.toContain(text)
+  })
+})
