@@ -103,8 +103,7 @@ export function toDecimal(amount: AmountInput): Decimal {
       ? // String(number) is the shortest text that round-trips, so 2.675
         // stays "2.675" instead of its binary expansion 2.67499999...
         new Decimal(String(trimmed))
-      : // Stryker disable next-line ConditionalExpression,StringLiteral: equivalent, new Decimal("") is NaN too and refused the same way
-        trimmed === ""
+      : trimmed === ""
         ? new Decimal(NaN)
         : new Decimal(trimmed)
   if (!decimal.isFinite()) {

@@ -111,7 +111,6 @@ export function readVerdict(
         "the service failed without a verdict after receiving the request; the outcome is unknown, reconcile by retrieve before repeating",
     })
   }
-  // Stryker disable next-line ConditionalExpression,EqualityOperator: equivalent, a status of 500 or more returned above
   if (status >= 400 && status < 500) {
     // A 4xx means the service refused the request before acting on it.
     throw unexpectedStatus(operation, response, scrub)
@@ -228,7 +227,6 @@ function unexpectedStatus(
   }
   return new CardServiceError({
     category:
-      // Stryker disable next-line ConditionalExpression,EqualityOperator: equivalent, a status of 500 or more returned above
       status >= 400 && status < 500 ? "invalid_request" : "invalid_response",
     operation,
     retrySafe: true,
