@@ -128,14 +128,17 @@ function summarize(group, seconds) {
   const total = score(all)
   const width = Math.max(...rows.map(([n]) => n.length), 5)
   console.log(`\n=== mutation group "${group}" (${Math.round(seconds)} s) ===`)
-  console.log(`${"module".padEnd(width)}  score   killed survived ignored`)
+  console.log(`${"module".padEnd(width)}  score   killed survived ignored errors`)
   for (const [name, s] of rows) {
     console.log(
-      `${name.padEnd(width)}  ${pct(s.score).padStart(6)}  ${String(s.detected).padStart(6)} ${String(s.undetected).padStart(8)} ${String(s.ignored).padStart(7)}`
+      `${name.padEnd(width)}  ${pct(s.score).padStart(6)}  ${String(s.detected).padStart(6)} ${String(s.undetected).padStart(8)} ${String(s.ignored).padStart(7)} ${String(s.errors).padStart(6)}`
     )
   }
   console.log(
-    `${"all".padEnd(width)}  ${pct(total.score).padStart(6)}  ${String(total.detected).padStart(6)} ${String(total.undetected).padStart(8)} ${String(total.ignored).padStart(7)}`
+    `${"all".padEnd(width)}  ${pct(total.score).padStart(6)}  ${String(total.detected).padStart(6)} ${String(total.undetected).padStart(8)} ${String(total.ignored).padStart(7)} ${String(total.errors).padStart(6)}`
+  )
+  console.log(
+    "(killed includes timeouts; survived includes mutants no test reached; errors: a spec crashed outside a test, e.g. while loading, which Stryker does not score)"
   )
   if (survivors.length === 0) console.log("surviving mutants: none")
   else {
