@@ -766,3 +766,35 @@ describe("the return route, further cases", () => {
     expect(s.medusa.logger.lines.some((l) => l.startsWith("error:"))).toBe(false)
   })
 })
+
+describe("a result for a session already settled", () => {
+  const settleLocks = (s: Shop) => s.medusa.locking.executed.filter((key) => key === `card-service:settle:${s.sessionId}`).length
+
+  it.each<[string, (s: Shop, tx: string) => Promise<unknown>]>([
+    ["a late callback copy", (s, tx) => postCallback(s, callbackBody(tx))],
+    ["a poll with no transaction", (s) => settle(s, { source: "poll" })],
+  ])("is answered from a read, without queueing for the session lock: %s", async (_name, again) => {
+    const s = await shop()
+    const tx = await s.pay()
+    await settle(s, callbackHint(tx))
+    const before = settleLocks(s)
+    await again(s, tx)
+    expect(settleLocks(s)).toBe(before)
+    expect(orders(s)).toHaveLength(1)
+  })
+
+  it("goes to the locked path when the read fails, and still answers the order", async () => {
+    const s = await shop()
+    const tx = await s.pay()
+    const order = await settle(s, callbackHint(tx))
+    const before = settleLocks(s)
+    const graph = s.medusa.carts.query.graph
+    let failures = 1
+    s.medusa.carts.query.graph = async (input) => {
+      if (failures-- > 0) throw new Error("read replica lagging")
+      return graph(input)
+    }
+    expect(await settle(s, callbackHint(tx))).toEqual(order)
+    expect(settleLocks(s)).toBe(before + 1)
+  })
+})
