@@ -153,6 +153,7 @@ describe("settlement of a reported result", () => {
   it.each([
     ["another amount", { amount: 31 }],
     ["another currency", { currencyCode: "usd" }],
+    ["an amount that is no number", { amount: Number.NaN }],
   ])("refuses validly sealed data when Medusa records %s for the session", async (_name, terms) => {
     const s = await shop(terms)
     const tx = await s.pay()
@@ -282,6 +283,8 @@ describe("a result for a session Medusa no longer has", () => {
     ["an anonymous hint without this session's reference", (s: Shop) => ({ sessionId: s.sessionId, hint: callbackHint("TX") })],
     ["a reference of another session", (s: Shop) => ({ sessionId: s.sessionId, hint: { transactionId: "TX", merchantReferenceCode: provider.newReference(newSessionId()), source: "return" as const } })],
     ["an id that is no Medusa session id", (s: Shop) => ({ sessionId: "cart_123", hint: { transactionId: "TX", source: "sweep" as const } })],
+    ["an id with text before payses_", (s: Shop) => ({ sessionId: `x${s.sessionId}`, hint: { transactionId: "TX", source: "sweep" as const } })],
+    ["an id with text after the ULID", (s: Shop) => ({ sessionId: `${s.sessionId}-x`, hint: { transactionId: "TX", source: "sweep" as const } })],
   ])("is unknown, costing the service nothing, for %s", async (_name, make) => {
     const s = await shop()
     const tx = await s.pay()
@@ -356,6 +359,7 @@ describe("the callback route", () => {
     expect(res.statusCode).toBe(200)
     expect(res.body).toEqual({ received: true })
     expect(orders(s)).toHaveLength(1)
+    expect(s.medusa.logger.lines.filter((l) => l.startsWith("warn:"))).toHaveLength(0)
   })
 
   it("answers 400 to a body that is no payment result, settling nothing", async () => {
@@ -796,5 +800,30 @@ describe("a result for a session already settled", () => {
     }
     expect(await settle(s, callbackHint(tx))).toEqual(order)
     expect(settleLocks(s)).toBe(before + 1)
+  })
+})
+
+describe("a callback copy that may not be answered at once", () => {
+  const reconcileBefore = process.env.CARD_SERVICE_RECONCILE_SCHEDULE
+  afterEach(() => {
+    process.env.CARD_SERVICE_RECONCILE_SCHEDULE = reconcileBefore
+  })
+
+  it.each<[string, (s: Shop) => string]>([
+    ["its session is unknown (404, not a 200 for nothing)", () => newSessionId()],
+    ["its hint could not be noted for the sweep", (s) => {
+      s.medusa.payments.listPaymentSessions = async () => {
+        throw new Error("metadata unavailable")
+      }
+      return s.sessionId
+    }],
+  ])("is settled the ordinary way while another copy holds the claim when %s", async (_name, target) => {
+    process.env.CARD_SERVICE_RECONCILE_SCHEDULE = "* * * * *"
+    const s = await shop()
+    const sessionId = target(s)
+    const id = "7000000000000000000400"
+    await s.medusa.locking.acquire(`card-service:delivery:${sessionId}:${id}`, { ownerId: "the other copy" })
+    const outcome = await settleCallback(s.medusa.container as never, sessionId, { transactionId: id }, s.medusa.logger)
+    expect(outcome.kind).not.toBe("acknowledged")
   })
 })
