@@ -579,7 +579,9 @@ describe("the return route", () => {
     ["an unknown session whose result is no approval of it", { transactionId: "TX" }],
   ])("answers a 404 page for %s", async (_name, query) => {
     const s = await shop()
+    const calls = serviceCalls()
     const back = await browserReturns(s, query, { sessionId: newSessionId() })
+    expect(serviceCalls()).toBe(calls)
     expect(back.res.statusCode).toBe(404)
     expect(back.location).toBeNull()
     expect(String(back.res.body)).toContain("<html")
