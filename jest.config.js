@@ -22,6 +22,8 @@ const common = {
     "<rootDir>/.medusa/",
     "<rootDir>/.demo-data/",
     "<rootDir>/storefront-example/",
+    // StrykerJS's sandboxes (npm run test:mutation) are copies of this repository.
+    "<rootDir>/.stryker-tmp/",
   ],
 }
 

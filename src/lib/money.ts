@@ -17,6 +17,7 @@ import { resolveCurrency } from "./iso-codes"
  * exponent notation, without touching the global configuration that Medusa
  * itself relies on.
  */
+// Stryker disable next-line ObjectLiteral: equivalent, bignumber.js's default rounding is ROUND_HALF_UP too and only toFixed/toNumber (never exponent notation) are read
 const Decimal = BigNumberJs.clone({
   ROUNDING_MODE: BigNumberJs.ROUND_HALF_UP,
   EXPONENTIAL_AT: 1e9,
@@ -97,6 +98,7 @@ export function toDecimal(amount: AmountInput): Decimal {
   const text = decimalText(amount)
   const trimmed = typeof text === "string" ? text.trim() : text
   const decimal =
+    // Stryker disable next-line ConditionalExpression,EqualityOperator,StringLiteral: equivalent, new Decimal(number) reads String(number) itself
     typeof trimmed === "number"
       ? // String(number) is the shortest text that round-trips, so 2.675
         // stays "2.675" instead of its binary expansion 2.67499999...

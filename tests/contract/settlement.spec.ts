@@ -1,0 +1,831 @@
+import { POST as callbackRoute } from "../../src/api/card-service/callback/[session_id]/route"
+import { GET as returnGet, POST as returnPost } from "../../src/api/card-service/return/[session_id]/route"
+import { SESSION_BURST } from "../../src/checkout/call-budget"
+import { settleCallback } from "../../src/checkout/callback-settlement"
+import { settlePayment, type SettleHint } from "../../src/checkout/settle-payment"
+import type { CardServiceSessionData } from "../../src/providers/card-service/session-data"
+import type CardServiceProviderService from "../../src/providers/card-service/service"
+import {
+  fakeMedusa,
+  recordingResponse,
+  routeRequest,
+  type FakeMedusa,
+} from "../helpers/fake-medusa"
+import {
+  CARDS,
+  followOns,
+  newSessionId,
+  payInBrowser,
+  providerOnSandbox,
+  startSession,
+  type Card,
+  type ProviderEnv,
+} from "../helpers/provider-sandbox"
+
+jest.mock("@medusajs/medusa/core-flows", () => require("../helpers/fake-medusa").fakeCoreFlows)
+
+/**
+ * Settlement (src/checkout) and the callback and return routes, driven
+ * against the real in-process sandbox and a small fake of Medusa's container
+ * (tests/helpers/fake-medusa.ts). What is asserted is what a shopper, the
+ * store or the card service would notice: whether an order is made, which
+ * follow-ons the service receives, the routes' HTTP answers.
+ */
+
+let env: ProviderEnv
+let provider: CardServiceProviderService
+
+beforeAll(async () => {
+  env = await providerOnSandbox()
+  provider = env.provider()
+})
+afterAll(async () => {
+  await env.close()
+})
+
+type Shop = {
+  medusa: FakeMedusa
+  providerId: string
+  sessionId: string
+  cartId: string
+  data: CardServiceSessionData
+  /** The shopper pays on the service's page; the transactionId the redirect names. */
+  pay: (card?: Card, formChanges?: Record<string, string>) => Promise<string>
+  /** A reference of this session, as the service echoes it. */
+  reference: () => string
+  reversals: (transactionId: string) => unknown[]
+}
+
+/** A cart with a card session of 30.00 EUR on the fake Medusa. */
+async function shop(
+  options: { amount?: number; currencyCode?: string; locale?: string | null; medusa?: FakeMedusa } = {}
+): Promise<Shop> {
+  const medusa = options.medusa ?? fakeMedusa()
+  const providerId = medusa.addProvider(provider)
+  const sessionId = newSessionId()
+  const data = await startSession(provider, { amount: 30, currency_code: "eur" }, sessionId)
+  const { cartId } = medusa.addCart({
+    providerId,
+    sessionId,
+    data: data as unknown as Record<string, unknown>,
+    amount: options.amount ?? 30,
+    currencyCode: options.currencyCode ?? "eur",
+    locale: options.locale ?? null,
+  })
+  return {
+    medusa,
+    providerId,
+    sessionId,
+    cartId,
+    data,
+    pay: (card = CARDS.approved, formChanges = {}) => payInBrowser(env.sandbox, provider, data, card, formChanges),
+    reference: () => provider.newReference(sessionId),
+    reversals: (transactionId) => followOns(env.sandbox, "REVERSAL", transactionId),
+  }
+}
+
+/** Requests the service received (every endpoint), to see that a refused hint cost it nothing. */
+const serviceCalls = () => Object.values(env.sandbox.requestCounts()).reduce((sum, n) => sum + n, 0)
+const callbackHint = (transactionId?: string): SettleHint => ({ transactionId, source: "callback" })
+const settle = (s: Shop, hint: SettleHint) => settlePayment(s.medusa.container as never, s.sessionId, hint)
+const orders = (s: Shop) => [...s.medusa.carts.orders.values()]
+/** Medusa deletes the session when the cart changes. */
+const dropSession = (s: Shop) => s.medusa.payments.sessions.delete(s.sessionId)
+
+describe("settlement of a reported result", () => {
+  it("makes one order for an approved payment and reverses nothing", async () => {
+    const s = await shop()
+    const tx = await s.pay()
+    const outcome = await settle(s, callbackHint(tx))
+    expect(outcome).toEqual({ kind: "order", orderId: orders(s)[0], cartId: s.cartId })
+    expect(orders(s)).toHaveLength(1)
+    expect(s.medusa.payments.session(s.sessionId).data.transaction_id).toBe(tx)
+    expect(s.reversals(tx)).toHaveLength(0)
+  })
+
+  it.each([
+    ["declined", CARDS.declined, "failed"],
+    ["insufficient funds", CARDS.insufficientFunds, "failed"],
+    ["marked for review (480)", CARDS.review, "pending"],
+  ])("makes no order for a %s payment", async (_name, card, kind) => {
+    const s = await shop()
+    const tx = await s.pay(card)
+    const outcome = await settle(s, callbackHint(tx))
+    expect(outcome.kind).toBe(kind)
+    expect(orders(s)).toHaveLength(0)
+    expect(s.medusa.carts.completions).toHaveLength(0)
+  })
+
+  it("says pending, with no order and no call, while no result has arrived", async () => {
+    const s = await shop()
+    const before = serviceCalls()
+    expect(await settle(s, callbackHint())).toEqual({ kind: "pending", cartId: s.cartId })
+    expect(orders(s)).toHaveLength(0)
+    expect(serviceCalls()).toBe(before)
+  })
+
+  it("ignores a transaction the service does not know, and the session stays unpaid", async () => {
+    const s = await shop()
+    const outcome = await settle(s, callbackHint("7000000000000000000000"))
+    expect(outcome).toMatchObject({ kind: "ignored", cartId: s.cartId })
+    expect(orders(s)).toHaveLength(0)
+    expect(s.medusa.payments.session(s.sessionId).data.transaction_id).toBeFalsy()
+  })
+
+  it("ignores another session's approval replayed at this one, and reverses nothing of it", async () => {
+    const other = await shop()
+    const s = await shop()
+    const tx = await other.pay()
+    expect(await settle(s, callbackHint(tx))).toMatchObject({ kind: "ignored" })
+    expect(orders(s)).toHaveLength(0)
+    expect(s.reversals(tx)).toHaveLength(0)
+  })
+
+  it("reverses an approval of another amount and fails the session, with no order", async () => {
+    const s = await shop()
+    const tx = await s.pay(CARDS.approved, { amount: "29.00" })
+    const outcome = await settle(s, callbackHint(tx))
+    expect(outcome).toMatchObject({ kind: "failed", failure: { code: "mismatch" } })
+    expect(s.reversals(tx)).toHaveLength(1)
+    expect(orders(s)).toHaveLength(0)
+  })
+
+  it.each([
+    ["another amount", { amount: 31 }],
+    ["another currency", { currencyCode: "usd" }],
+    ["an amount that is no number", { amount: Number.NaN }],
+  ])("refuses validly sealed data when Medusa records %s for the session", async (_name, terms) => {
+    const s = await shop(terms)
+    const tx = await s.pay()
+    const outcome = await settle(s, callbackHint(tx))
+    expect(outcome).toMatchObject({ kind: "failed", failure: { code: "tampered" } })
+    expect(orders(s)).toHaveLength(0)
+  })
+
+  it("takes Medusa's currency code in any case", async () => {
+    const s = await shop({ currencyCode: "EUR" })
+    const tx = await s.pay()
+    expect(await settle(s, callbackHint(tx))).toMatchObject({ kind: "order" })
+  })
+
+  it("refuses session data altered by the storefront", async () => {
+    const s = await shop()
+    const tx = await s.pay()
+    const session = s.medusa.payments.session(s.sessionId)
+    session.data = { ...session.data, amount_minor: "100" }
+    expect(await settle(s, callbackHint(tx))).toMatchObject({ kind: "failed", failure: { code: "tampered" } })
+    expect(orders(s)).toHaveLength(0)
+  })
+
+  it("fails a session whose collection belongs to no cart, with no order", async () => {
+    const s = await shop()
+    const tx = await s.pay()
+    s.medusa.carts.carts.delete(s.cartId)
+    expect(await settle(s, callbackHint(tx))).toEqual({
+      kind: "failed",
+      cartId: null,
+      failure: expect.objectContaining({ code: "no_cart" }),
+    })
+    expect(s.medusa.carts.completions).toHaveLength(0)
+  })
+
+  it("answers the order another completion made while this one was refused", async () => {
+    const s = await shop()
+    const tx = await s.pay()
+    const complete = s.medusa.carts.complete.bind(s.medusa.carts)
+    s.medusa.carts.complete = async (cartId) => {
+      s.medusa.carts.orders.set(cartId, "order_storefront")
+      throw new Error("conflict: the cart is being completed")
+    }
+    expect(await settle(s, callbackHint(tx))).toEqual({ kind: "order", orderId: "order_storefront", cartId: s.cartId })
+    s.medusa.carts.complete = complete
+  })
+
+  it("throws when completion fails with no order and no failure to show", async () => {
+    const s = await shop()
+    const tx = await s.pay()
+    s.medusa.carts.complete = async () => {
+      throw new Error("the database went away")
+    }
+    await expect(settle(s, callbackHint(tx))).rejects.toThrow("the database went away")
+  })
+
+  it("answers the order for a repeated result, and reverses a second tab's approval once the order exists", async () => {
+    const s = await shop()
+    const first = await s.pay()
+    const order = await settle(s, callbackHint(first))
+    expect(await settle(s, callbackHint(first))).toEqual(order)
+    expect(await settle(s, { source: "return" })).toEqual(order)
+
+    const second = await s.pay()
+    expect(await settle(s, callbackHint(second))).toEqual({ ...order, secondPaymentReleased: true })
+    expect(s.reversals(second)).toHaveLength(1)
+    expect(s.reversals(first)).toHaveLength(0)
+    expect(orders(s)).toHaveLength(1)
+  })
+
+  it.each([
+    ["a declined second attempt", CARDS.declined],
+    ["an unknown transaction", null],
+  ])("reverses nothing for %s named after the order exists", async (_name, card) => {
+    const s = await shop()
+    const order = await settle(s, callbackHint(await s.pay()))
+    const second = card ? await s.pay(card) : "7000000000000000000001"
+    expect(await settle(s, callbackHint(second))).toEqual(order)
+    expect(s.reversals(second)).toHaveLength(0)
+  })
+
+  it("reverses a second approval named before the order exists, keeping the first", async () => {
+    const s = await shop()
+    const first = await s.pay()
+    await s.medusa.payments.updatePaymentSession({
+      id: s.sessionId,
+      amount: 30,
+      currency_code: "eur",
+      data: { ...s.data, transaction_id: first },
+    })
+    const second = await s.pay()
+    expect(await settle(s, callbackHint(second))).toMatchObject({ kind: "ignored" })
+    expect(s.reversals(second)).toHaveLength(1)
+    expect(s.reversals(first)).toHaveLength(0)
+    expect(s.medusa.payments.session(s.sessionId).data.transaction_id).toBe(first)
+  })
+
+  it("settles two tabs' approvals arriving at once into one order and one reversal (the session lock)", async () => {
+    const s = await shop()
+    const [a, b] = [await s.pay(), await s.pay()]
+    const outcomes = await Promise.all([settle(s, callbackHint(a)), settle(s, callbackHint(b))])
+    expect(outcomes.map((o) => o.kind)).toEqual(["order", "order"])
+    expect(orders(s)).toHaveLength(1)
+    expect(s.reversals(a).length + s.reversals(b).length).toBe(1)
+  })
+})
+
+describe("a result for a session Medusa no longer has", () => {
+  it("reverses this plugin's approval for exactly that session id", async () => {
+    const s = await shop()
+    const tx = await s.pay()
+    dropSession(s)
+    const outcome = await settle(s, { transactionId: tx, merchantReferenceCode: s.reference(), source: "callback" })
+    expect(outcome).toEqual({ kind: "released", providerId: s.providerId })
+    expect(s.reversals(tx)).toHaveLength(1)
+  })
+
+  it("reverses it from the sweep's own note, which carries no reference", async () => {
+    const s = await shop()
+    const tx = await s.pay()
+    dropSession(s)
+    expect(await settle(s, { transactionId: tx, source: "sweep" })).toMatchObject({ kind: "released" })
+  })
+
+  it.each([
+    ["no transaction", (s: Shop) => ({ sessionId: s.sessionId, hint: callbackHint() })],
+    ["an anonymous hint without this session's reference", (s: Shop) => ({ sessionId: s.sessionId, hint: callbackHint("TX") })],
+    ["a reference of another session", (s: Shop) => ({ sessionId: s.sessionId, hint: { transactionId: "TX", merchantReferenceCode: provider.newReference(newSessionId()), source: "return" as const } })],
+    ["an id that is no Medusa session id", (s: Shop) => ({ sessionId: "cart_123", hint: { transactionId: "TX", source: "sweep" as const } })],
+    ["an id with text before payses_", (s: Shop) => ({ sessionId: `x${s.sessionId}`, hint: { transactionId: "TX", source: "sweep" as const } })],
+    ["an id with text after the ULID", (s: Shop) => ({ sessionId: `${s.sessionId}-x`, hint: { transactionId: "TX", source: "sweep" as const } })],
+  ])("is unknown, costing the service nothing, for %s", async (_name, make) => {
+    const s = await shop()
+    const tx = await s.pay()
+    dropSession(s)
+    const { sessionId, hint } = make(s)
+    const before = serviceCalls()
+    const outcome = await settlePayment(s.medusa.container as never, sessionId, {
+      ...hint,
+      transactionId: hint.transactionId && tx,
+    })
+    expect(outcome).toEqual({ kind: "unknown_session" })
+    expect(serviceCalls()).toBe(before)
+    expect(s.reversals(tx)).toHaveLength(0)
+  })
+
+  it("is unknown when no card-service provider holds the approval", async () => {
+    const s = await shop()
+    const other = await shop()
+    const tx = await other.pay()
+    dropSession(s)
+    const outcome = await settle(s, { transactionId: tx, source: "sweep" })
+    expect(outcome).toEqual({ kind: "unknown_session" })
+    expect(other.reversals(tx)).toHaveLength(0)
+  })
+
+  it("skips payment providers that are not the card service's", async () => {
+    const s = await shop()
+    const tx = await s.pay()
+    dropSession(s)
+    const providers = s.medusa.payments.providers
+    const ours = [...providers.entries()]
+    providers.clear()
+    providers.set("pp_system_default", {} as never)
+    for (const [id, p] of ours) providers.set(id, p)
+    expect(await settle(s, { transactionId: tx, source: "sweep" })).toMatchObject({ kind: "released" })
+  })
+
+  it("is an orphan when Medusa deletes the session while it settles", async () => {
+    const s = await shop()
+    const tx = await s.pay()
+    const graph = s.medusa.carts.query.graph
+    s.medusa.carts.query.graph = async (input) => {
+      dropSession(s)
+      throw new Error("the cart changed")
+    }
+    const outcome = await settle(s, { transactionId: tx, merchantReferenceCode: s.reference(), source: "callback" })
+    s.medusa.carts.query.graph = graph
+    expect(outcome).toMatchObject({ kind: "released" })
+    expect(s.reversals(tx)).toHaveLength(1)
+  })
+})
+
+/** The service's callback body for a transaction. */
+const callbackBody = (transactionId: string, merchantReferenceCode?: string) => ({
+  decision: "ACCEPT",
+  reasonCode: "100",
+  transactionId,
+  ...(merchantReferenceCode ? { merchantReferenceCode } : {}),
+})
+
+async function postCallback(s: Shop, body: unknown, sessionId = s.sessionId) {
+  const res = recordingResponse()
+  await callbackRoute(routeRequest(s.medusa, sessionId, { body }), res as never)
+  return res
+}
+
+describe("the callback route", () => {
+  it("answers 200 and makes the order for an approved payment", async () => {
+    const s = await shop()
+    const tx = await s.pay()
+    const res = await postCallback(s, callbackBody(tx))
+    expect(res.statusCode).toBe(200)
+    expect(res.body).toEqual({ received: true })
+    expect(orders(s)).toHaveLength(1)
+    expect(s.medusa.logger.lines.filter((l) => l.startsWith("warn:"))).toHaveLength(0)
+  })
+
+  it("answers 400 to a body that is no payment result, settling nothing", async () => {
+    const s = await shop()
+    const res = await postCallback(s, { transactionId: 5 })
+    expect(res.statusCode).toBe(400)
+    expect(res.body).toMatchObject({ received: false })
+    expect(s.medusa.locking.executed).toHaveLength(0)
+  })
+
+  it("answers 404 for a session it does not know", async () => {
+    const s = await shop()
+    const res = await postCallback(s, callbackBody("TX"), newSessionId())
+    expect(res.statusCode).toBe(404)
+    expect(res.body).toMatchObject({ received: false })
+  })
+
+  it("answers 200 to a result it ignores, and warns the store", async () => {
+    const s = await shop()
+    const res = await postCallback(s, callbackBody("7000000000000000000002"))
+    expect(res.statusCode).toBe(200)
+    expect(s.medusa.logger.lines.filter((l) => l.startsWith("warn:"))).toHaveLength(1)
+    expect(orders(s)).toHaveLength(0)
+  })
+
+  it("answers 503, so the service delivers again, when settlement throws (the database is unreachable)", async () => {
+    const s = await shop()
+    const tx = await s.pay()
+    s.medusa.carts.complete = async () => {
+      throw new Error("db down")
+    }
+    const res = await postCallback(s, callbackBody(tx))
+    expect(res.statusCode).toBe(503)
+    expect(res.body).toMatchObject({ received: false })
+    expect(s.medusa.logger.lines.some((l) => l.startsWith("error:") && l.includes(s.sessionId))).toBe(true)
+  })
+
+  it("answers 503 without asking the service once the session's call budget is spent", async () => {
+    const s = await shop()
+    const tx = await s.pay()
+    for (let i = 0; i < SESSION_BURST; i++) {
+      expect((await postCallback(s, callbackBody(`7000000000000000000${100 + i}`))).statusCode).toBe(200)
+    }
+    const before = serviceCalls()
+    const res = await postCallback(s, callbackBody(tx))
+    expect(res.statusCode).toBe(503)
+    expect(orders(s)).toHaveLength(0)
+    expect(serviceCalls()).toBe(before)
+    expect(s.medusa.logger.lines.some((l) => l.startsWith("error:"))).toBe(false)
+  })
+
+  it("gives one order for copies of one result delivered at once", async () => {
+    const s = await shop()
+    const tx = await s.pay()
+    const answers = await Promise.all([1, 2, 3].map(() => postCallback(s, callbackBody(tx))))
+    expect(answers.map((r) => r.statusCode)).toEqual([200, 200, 200])
+    expect(orders(s)).toHaveLength(1)
+    expect(s.reversals(tx)).toHaveLength(0)
+  })
+})
+
+describe("a callback copy while another copy settles", () => {
+  const before = process.env.CARD_SERVICE_RECONCILE_SCHEDULE
+  afterEach(() => {
+    process.env.CARD_SERVICE_RECONCILE_SCHEDULE = before
+  })
+
+  async function copyWhileHeld(schedule: string, transactionId?: string) {
+    process.env.CARD_SERVICE_RECONCILE_SCHEDULE = schedule
+    const s = await shop()
+    const tx = transactionId ?? (await s.pay())
+    const key = `card-service:delivery:${s.sessionId}:${tx}`
+    await s.medusa.locking.acquire(key, { ownerId: "the other copy" })
+    const outcome = await settleCallback(s.medusa.container as never, s.sessionId, { transactionId: tx }, s.medusa.logger)
+    return { s, outcome, key }
+  }
+
+  it("is answered at once when its hint is noted and the sweep is on", async () => {
+    const { s, outcome } = await copyWhileHeld("* * * * *")
+    expect(outcome).toEqual({ kind: "acknowledged" })
+    expect(orders(s)).toHaveLength(0)
+    expect(s.medusa.payments.session(s.sessionId).metadata).toMatchObject({ card_service: { hint: { source: "callback" } } })
+  })
+
+  it.each([
+    ["the sweep is off", "off", undefined],
+    ["its id is too long to be noted", "* * * * *", "x".repeat(101)],
+  ])("settles the ordinary way when %s", async (_name, schedule, transactionId) => {
+    const { s, outcome } = await copyWhileHeld(schedule, transactionId)
+    expect(outcome.kind).not.toBe("acknowledged")
+    expect(s.medusa.locking.executed).toContain(`card-service:settle:${s.sessionId}`)
+  })
+
+  it("releases its own claim once settled, so a later copy may claim", async () => {
+    const s = await shop()
+    const tx = await s.pay()
+    await settleCallback(s.medusa.container as never, s.sessionId, { transactionId: tx }, s.medusa.logger)
+    expect(s.medusa.locking.isHeld(`card-service:delivery:${s.sessionId}:${tx}`)).toBe(false)
+    expect(orders(s)).toHaveLength(1)
+  })
+
+  it("still settles when the hint cannot be noted, and warns the store", async () => {
+    process.env.CARD_SERVICE_RECONCILE_SCHEDULE = "* * * * *"
+    const s = await shop()
+    const tx = await s.pay()
+    s.medusa.payments.listPaymentSessions = async () => {
+      throw new Error("metadata unavailable")
+    }
+    const outcome = await settleCallback(s.medusa.container as never, s.sessionId, { transactionId: tx }, s.medusa.logger)
+    expect(outcome).toMatchObject({ kind: "order" })
+    expect(s.medusa.logger.lines.some((l) => l.startsWith("warn:") && l.includes(s.sessionId))).toBe(true)
+  })
+})
+
+/** The return route's answer, with its Location parsed. */
+async function browserReturns(
+  s: Shop,
+  query: Record<string, unknown>,
+  options: { method?: "GET" | "POST"; body?: Record<string, unknown>; sessionId?: string } = {}
+) {
+  const res = recordingResponse()
+  const req = routeRequest(s.medusa, options.sessionId ?? s.sessionId, { query, body: options.body })
+  await (options.method === "POST" ? returnPost : returnGet)(req, res as never)
+  const location = res.location ? new URL(res.location) : null
+  return { res, location, param: (name: string) => location?.searchParams.get(name) ?? null }
+}
+
+describe("the return route", () => {
+  it("sends the shopper to the storefront with the order after paying", async () => {
+    const s = await shop()
+    const tx = await s.pay()
+    const back = await browserReturns(s, { transactionId: tx })
+    expect(back.res.statusCode).toBe(303)
+    expect(back.location?.origin).toBe("http://127.0.0.1:9")
+    expect(back.param("status")).toBe("paid")
+    expect(back.param("order_id")).toBe(orders(s)[0])
+    expect(back.param("session_id")).toBe(s.sessionId)
+    expect(back.param("second_payment")).toBeNull()
+    expect(back.res.headers["cache-control"]).toBe("no-store")
+    expect(back.res.headers["referrer-policy"]).toBe("no-referrer")
+  })
+
+  it("takes the result from a form post too", async () => {
+    const s = await shop()
+    const tx = await s.pay()
+    const back = await browserReturns(s, {}, { method: "POST", body: { transactionId: tx } })
+    expect(back.param("status")).toBe("paid")
+  })
+
+  it("answers the order the callback made, without settling again", async () => {
+    const s = await shop()
+    const tx = await s.pay()
+    await settle(s, callbackHint(tx))
+    const locks = s.medusa.locking.executed.length
+    const back = await browserReturns(s, { transactionId: tx })
+    expect(back.param("order_id")).toBe(orders(s)[0])
+    expect(s.medusa.locking.executed.filter((k) => k.startsWith("card-service:settle:")).length).toBe(
+      s.medusa.locking.executed.slice(0, locks).filter((k) => k.startsWith("card-service:settle:")).length
+    )
+  })
+
+  it("says a second tab's payment was released", async () => {
+    const s = await shop()
+    await settle(s, callbackHint(await s.pay()))
+    const second = await s.pay()
+    const back = await browserReturns(s, { transactionId: second })
+    expect(back.param("status")).toBe("paid")
+    expect(back.param("second_payment")).toBe("released")
+  })
+
+  it("sends a declined shopper back with the reason, a way to retry and the cart", async () => {
+    const s = await shop()
+    const tx = await s.pay(CARDS.declined)
+    const back = await browserReturns(s, { transactionId: tx })
+    expect(back.param("status")).toBe("failed")
+    expect(back.param("reason_code")).toMatch(/^\d+$/)
+    expect(back.param("reason")).toBeTruthy()
+    expect(back.param("retry_url")).toBe(`http://127.0.0.1:9/card-service/pay/${s.sessionId}`)
+    expect(back.param("cart_id")).toBe(s.cartId)
+  })
+
+  it("says pending, with the cart, while the result is unknown", async () => {
+    const s = await shop()
+    const back = await browserReturns(s, {})
+    expect(back.param("status")).toBe("pending")
+    expect(back.param("cart_id")).toBe(s.cartId)
+    expect(back.param("order_id")).toBeNull()
+  })
+
+  it("says pending, and logs, when settling fails", async () => {
+    const s = await shop()
+    const tx = await s.pay()
+    s.medusa.carts.complete = async () => {
+      throw new Error("db down")
+    }
+    const back = await browserReturns(s, { transactionId: tx })
+    expect(back.param("status")).toBe("pending")
+    expect(back.param("cart_id")).toBeNull()
+    expect(s.medusa.logger.lines.some((l) => l.startsWith("error:") && l.includes(s.sessionId))).toBe(true)
+  })
+
+  it("sends the shopper back to pay again when the cart changed and the payment was reversed", async () => {
+    const s = await shop()
+    const tx = await s.pay()
+    dropSession(s)
+    const back = await browserReturns(s, { transactionId: tx, merchantReferenceCode: s.reference() })
+    expect(back.res.statusCode).toBe(303)
+    expect(back.param("status")).toBe("failed")
+    expect(back.param("reason_code")).toBe("cart_changed")
+    expect(back.param("reason")).toBeTruthy()
+    expect(back.param("session_id")).toBe(s.sessionId)
+    expect(s.reversals(tx)).toHaveLength(1)
+  })
+
+  it.each([
+    ["an unknown session with no result", {}],
+    ["an unknown session whose result is no approval of it", { transactionId: "TX" }],
+  ])("answers a 404 page for %s", async (_name, query) => {
+    const s = await shop()
+    const calls = serviceCalls()
+    const back = await browserReturns(s, query, { sessionId: newSessionId() })
+    expect(serviceCalls()).toBe(calls)
+    expect(back.res.statusCode).toBe(404)
+    expect(back.location).toBeNull()
+    expect(String(back.res.body)).toContain("<html")
+  })
+
+  it("answers 503, not 404, when the session cannot be looked up", async () => {
+    const s = await shop()
+    s.medusa.payments.failRetrieve = new Error("connection refused")
+    const back = await browserReturns(s, { transactionId: "TX" })
+    expect(back.res.statusCode).toBe(503)
+    expect(back.location).toBeNull()
+    expect(s.medusa.logger.lines.some((l) => l.startsWith("error:"))).toBe(true)
+  })
+})
+
+/** Two carts on one Medusa; the first one's completion waits until released. */
+async function oneSlowSettlement(first: (s: Shop, tx: string) => Promise<unknown> = (s, tx) => settle(s, callbackHint(tx))) {
+  const slow = await shop()
+  const other = await shop({ medusa: slow.medusa })
+  const complete = slow.medusa.carts.complete.bind(slow.medusa.carts)
+  let release = () => {}
+  let entered = () => {}
+  const held = new Promise<void>((resolve) => (release = resolve))
+  const completing = new Promise<void>((resolve) => (entered = resolve))
+  slow.medusa.carts.complete = async (cartId) => {
+    if (cartId === slow.cartId) {
+      entered()
+      await held
+    }
+    return complete(cartId)
+  }
+  slow.medusa.locking.msPerTimeoutSecond = 2
+  const tx = await slow.pay()
+  const slowSettling = first(slow, tx)
+  // The slow settlement holds its session's lock from here until released.
+  await completing
+  return { slow, other, slowSettling, release, tx }
+}
+
+
+describe("the session lock", () => {
+  it("does not hold up another session's settlement", async () => {
+    const { other, slowSettling, release } = await oneSlowSettlement()
+    await expect(settle(other, callbackHint(await other.pay()))).resolves.toMatchObject({ kind: "order" })
+    release()
+    await expect(slowSettling).resolves.toMatchObject({ kind: "order" })
+  })
+
+  it("answers a callback for the busy session 503 once the lock's wait is over, so the service delivers again", async () => {
+    const { slow, slowSettling, release } = await oneSlowSettlement()
+    const res = await postCallback(slow, callbackBody(await slow.pay()))
+    expect(res.statusCode).toBe(503)
+    release()
+    await slowSettling
+    expect(orders(slow)).toHaveLength(1)
+  })
+})
+
+describe("settlement, further cases", () => {
+  const reconcileBefore = process.env.CARD_SERVICE_RECONCILE_SCHEDULE
+  afterEach(() => {
+    process.env.CARD_SERVICE_RECONCILE_SCHEDULE = reconcileBefore
+    env.sandbox.clearFaults()
+  })
+
+  it("reverses a second tab's approval of another amount once the order exists", async () => {
+    const s = await shop()
+    const order = await settle(s, callbackHint(await s.pay()))
+    const second = await s.pay(CARDS.approved, { amount: "29.00" })
+    expect(await settle(s, callbackHint(second))).toEqual({ ...order, secondPaymentReleased: true })
+    expect(s.reversals(second)).toHaveLength(1)
+  })
+
+  it("gives the order to a shopper who was declined and then paid", async () => {
+    const s = await shop()
+    const declined = await s.pay(CARDS.declined)
+    expect(await settle(s, callbackHint(declined))).toMatchObject({ kind: "failed" })
+    const paid = await s.pay()
+    expect(await settle(s, callbackHint(paid))).toMatchObject({ kind: "order" })
+    expect(s.reversals(paid)).toHaveLength(0)
+  })
+
+  it.each([
+    ["before the order exists", false],
+    ["when it names a second approval after the order", true],
+  ])("answers a callback 503 when the service fails to answer a retrieve %s", async (_name, ordered) => {
+    const s = await shop()
+    if (ordered) await settle(s, callbackHint(await s.pay()))
+    const tx = await s.pay()
+    env.sandbox.injectFault({ type: "status", status: 500, count: 20, path: "/payment/retrieve" })
+    const res = await postCallback(s, callbackBody(tx))
+    expect(res.statusCode).toBe(503)
+    expect(orders(s)).toHaveLength(ordered ? 1 : 0)
+    expect(s.reversals(tx)).toHaveLength(0)
+  })
+
+  it("fails with the reason Medusa's authorization stored when completing the cart is refused", async () => {
+    const s = await shop()
+    const tx = await s.pay()
+    s.medusa.carts.complete = async () => {
+      const session = s.medusa.payments.session(s.sessionId)
+      session.data = { ...session.data, failure: { code: "mismatch", message: "the amount changed" } }
+      throw new Error("the payment was not authorized")
+    }
+    expect(await settle(s, callbackHint(tx))).toEqual({
+      kind: "failed",
+      cartId: s.cartId,
+      failure: { code: "mismatch", message: "the amount changed" },
+    })
+  })
+
+  it("lets the sweep's own notes past the anonymous call budget", async () => {
+    const s = await shop()
+    for (let i = 0; i < SESSION_BURST; i++) {
+      await postCallback(s, callbackBody(`7000000000000000000${200 + i}`))
+    }
+    expect(await settle(s, { transactionId: await s.pay(), source: "sweep" })).toMatchObject({ kind: "order" })
+  })
+
+  it("acknowledges a copy of a 100-character id noted for the sweep", async () => {
+    process.env.CARD_SERVICE_RECONCILE_SCHEDULE = "* * * * *"
+    const s = await shop()
+    const id = "7".repeat(100)
+    await s.medusa.locking.acquire(`card-service:delivery:${s.sessionId}:${id}`, { ownerId: "the other copy" })
+    const outcome = await settleCallback(s.medusa.container as never, s.sessionId, { transactionId: id }, s.medusa.logger)
+    expect(outcome).toEqual({ kind: "acknowledged" })
+  })
+
+  describe("while one callback copy settles", () => {
+    const viaCallback = (s: Shop, tx: string) => postCallback(s, callbackBody(tx))
+
+    it("answers another copy of the same result 200 at once, and one order is made", async () => {
+      process.env.CARD_SERVICE_RECONCILE_SCHEDULE = "* * * * *"
+      const { slow, slowSettling, release, tx } = await oneSlowSettlement(viaCallback)
+      const copy = await postCallback(slow, callbackBody(tx))
+      expect(copy.statusCode).toBe(200)
+      release()
+      expect(((await slowSettling) as { statusCode: number }).statusCode).toBe(200)
+      expect(orders(slow)).toHaveLength(1)
+    })
+
+    it("does not take another transaction's callback for a copy: it waits its turn (503 here)", async () => {
+      process.env.CARD_SERVICE_RECONCILE_SCHEDULE = "* * * * *"
+      const { slow, slowSettling, release } = await oneSlowSettlement(viaCallback)
+      const other = await postCallback(slow, callbackBody(await slow.pay()))
+      expect(other.statusCode).toBe(503)
+      release()
+      await slowSettling
+    })
+  })
+})
+
+describe("the return route, further cases", () => {
+  it("gives the reason in the cart's language", async () => {
+    const english = await shop()
+    const german = await shop({ locale: "de-DE" })
+    const reasons = []
+    for (const s of [english, german]) {
+      reasons.push((await browserReturns(s, { transactionId: await s.pay(CARDS.declined) })).param("reason"))
+    }
+    expect(reasons[0]).toBeTruthy()
+    expect(reasons[1]).toBeTruthy()
+    expect(reasons[1]).not.toBe(reasons[0])
+  })
+
+  it.each<[string, (s: Shop) => Promise<Record<string, unknown>>]>([
+    ["the cart cannot be read", async (s) => {
+      const tx = await s.pay()
+      s.medusa.carts.failQuery = new Error("connection reset")
+      return { transactionId: tx }
+    }],
+    ["the result is named twice (not one transaction)", async (s) => ({ transactionId: [await s.pay(), "x"] })],
+  ])("says pending, with no order, when %s", async (_name, make) => {
+    const s = await shop()
+    const back = await browserReturns(s, await make(s))
+    expect(back.res.statusCode).toBe(303)
+    expect(back.param("status")).toBe("pending")
+    expect(orders(s)).toHaveLength(0)
+  })
+
+  it("says pending without logging an error once the call budget is spent", async () => {
+    const s = await shop()
+    for (let i = 0; i < SESSION_BURST; i++) {
+      await browserReturns(s, { transactionId: `7000000000000000000${300 + i}` })
+    }
+    const back = await browserReturns(s, { transactionId: await s.pay() })
+    expect(back.param("status")).toBe("pending")
+    expect(s.medusa.logger.lines.some((l) => l.startsWith("error:"))).toBe(false)
+  })
+})
+
+describe("a result for a session already settled", () => {
+  const settleLocks = (s: Shop) => s.medusa.locking.executed.filter((key) => key === `card-service:settle:${s.sessionId}`).length
+
+  it.each<[string, (s: Shop, tx: string) => Promise<unknown>]>([
+    ["a late callback copy", (s, tx) => postCallback(s, callbackBody(tx))],
+    ["a poll with no transaction", (s) => settle(s, { source: "poll" })],
+  ])("is answered from a read, without queueing for the session lock: %s", async (_name, again) => {
+    const s = await shop()
+    const tx = await s.pay()
+    await settle(s, callbackHint(tx))
+    const before = settleLocks(s)
+    await again(s, tx)
+    expect(settleLocks(s)).toBe(before)
+    expect(orders(s)).toHaveLength(1)
+  })
+
+  it("goes to the locked path when the read fails, and still answers the order", async () => {
+    const s = await shop()
+    const tx = await s.pay()
+    const order = await settle(s, callbackHint(tx))
+    const before = settleLocks(s)
+    const graph = s.medusa.carts.query.graph
+    let failures = 1
+    s.medusa.carts.query.graph = async (input) => {
+      if (failures-- > 0) throw new Error("read replica lagging")
+      return graph(input)
+    }
+    expect(await settle(s, callbackHint(tx))).toEqual(order)
+    expect(settleLocks(s)).toBe(before + 1)
+  })
+})
+
+describe("a callback copy that may not be answered at once", () => {
+  const reconcileBefore = process.env.CARD_SERVICE_RECONCILE_SCHEDULE
+  afterEach(() => {
+    process.env.CARD_SERVICE_RECONCILE_SCHEDULE = reconcileBefore
+  })
+
+  it.each<[string, (s: Shop) => string]>([
+    ["its session is unknown (404, not a 200 for nothing)", () => newSessionId()],
+    ["its hint could not be noted for the sweep", (s) => {
+      s.medusa.payments.listPaymentSessions = async () => {
+        throw new Error("metadata unavailable")
+      }
+      return s.sessionId
+    }],
+  ])("is settled the ordinary way while another copy holds the claim when %s", async (_name, target) => {
+    process.env.CARD_SERVICE_RECONCILE_SCHEDULE = "* * * * *"
+    const s = await shop()
+    const sessionId = target(s)
+    const id = "7000000000000000000400"
+    await s.medusa.locking.acquire(`card-service:delivery:${sessionId}:${id}`, { ownerId: "the other copy" })
+    const outcome = await settleCallback(s.medusa.container as never, sessionId, { transactionId: id }, s.medusa.logger)
+    expect(outcome.kind).not.toBe("acknowledged")
+  })
+})
