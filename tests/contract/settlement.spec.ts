@@ -310,6 +310,17 @@ describe("a result for a session Medusa no longer has", () => {
     expect(other.reversals(tx)).toHaveLength(0)
   })
 
+  it("does not ask a card-service provider the store disabled", async () => {
+    const s = await shop()
+    const tx = await s.pay()
+    dropSession(s)
+    s.medusa.payments.disabledProviders.add(s.providerId)
+    const before = serviceCalls()
+    expect(await settle(s, { transactionId: tx, source: "sweep" })).toEqual({ kind: "unknown_session" })
+    expect(serviceCalls()).toBe(before)
+    expect(s.reversals(tx)).toHaveLength(0)
+  })
+
   it("skips payment providers that are not the card service's", async () => {
     const s = await shop()
     const tx = await s.pay()
@@ -381,7 +392,32 @@ describe("the callback route", () => {
     const s = await shop()
     const res = await postCallback(s, callbackBody("7000000000000000000002"))
     expect(res.statusCode).toBe(200)
-    expect(s.medusa.logger.lines.filter((l) => l.startsWith("warn:"))).toHaveLength(1)
+    const warnings = s.medusa.logger.lines.filter((l) => l.startsWith("warn:"))
+    expect(warnings).toHaveLength(1)
+    expect(warnings[0]).toContain(s.sessionId)
+    expect(orders(s)).toHaveLength(0)
+  })
+
+  it.each<[string, number, (s: Shop) => Promise<{ body: unknown; sessionId?: string }>]>([
+    ["a body that is no payment result", 400, async () => ({ body: { transactionId: 5 } })],
+    ["a session it does not know", 404, async () => ({ body: callbackBody("TX"), sessionId: newSessionId() })],
+    ["settlement throws", 503, async (s) => {
+      const tx = await s.pay()
+      s.medusa.carts.complete = async () => {
+        throw new Error("db down")
+      }
+      return { body: callbackBody(tx) }
+    }],
+    ["the call budget is spent", 503, async (s) => {
+      for (let i = 0; i < SESSION_BURST; i++) await postCallback(s, callbackBody(`7000000000000000000${500 + i}`))
+      return { body: callbackBody(await s.pay()) }
+    }],
+  ])("answers %s with %i, not received, and says why", async (_name, status, make) => {
+    const s = await shop()
+    const { body, sessionId } = await make(s)
+    const res = await postCallback(s, body, sessionId)
+    expect(res.statusCode).toBe(status)
+    expect(res.body).toEqual({ received: false, message: expect.stringMatching(/\w/) })
     expect(orders(s)).toHaveLength(0)
   })
 
@@ -462,14 +498,16 @@ describe("a callback copy while another copy settles", () => {
   })
 
   it("still settles when the hint cannot be noted, and warns the store", async () => {
+    // A result under review (480) is noted for the sweep; the note's write fails.
     process.env.CARD_SERVICE_RECONCILE_SCHEDULE = "* * * * *"
     const s = await shop()
-    const tx = await s.pay()
-    s.medusa.payments.listPaymentSessions = async () => {
+    const tx = await s.pay(CARDS.review)
+    s.medusa.payments.paymentSessionService_.update = async () => {
       throw new Error("metadata unavailable")
     }
     const outcome = await settleCallback(s.medusa.container as never, s.sessionId, { transactionId: tx }, s.medusa.logger)
-    expect(outcome).toMatchObject({ kind: "order" })
+    expect(outcome).toEqual({ kind: "pending", cartId: s.cartId })
+    expect(s.medusa.payments.session(s.sessionId).data.transaction_id).toBe(tx)
     expect(s.medusa.logger.lines.some((l) => l.startsWith("warn:") && l.includes(s.sessionId))).toBe(true)
   })
 })
@@ -593,7 +631,7 @@ describe("the return route", () => {
     const back = await browserReturns(s, { transactionId: "TX" })
     expect(back.res.statusCode).toBe(503)
     expect(back.location).toBeNull()
-    expect(s.medusa.logger.lines.some((l) => l.startsWith("error:"))).toBe(true)
+    expect(s.medusa.logger.lines.some((l) => l.startsWith("error:") && l.includes(s.sessionId))).toBe(true)
   })
 })
 
