@@ -5,6 +5,7 @@ import { settleCallback } from "../../src/checkout/callback-settlement"
 import { settlePayment, type SettleHint } from "../../src/checkout/settle-payment"
 import type { CardServiceSessionData } from "../../src/providers/card-service/session-data"
 import type CardServiceProviderService from "../../src/providers/card-service/service"
+import { en } from "../../src/lib/i18n/messages-en"
 import {
   fakeMedusa,
   recordingResponse,
@@ -233,6 +234,20 @@ describe("settlement of a reported result", () => {
     const second = card ? await s.pay(card) : "7000000000000000000001"
     expect(await settle(s, callbackHint(second))).toEqual(order)
     expect(s.reversals(second)).toHaveLength(0)
+  })
+
+  it.each([
+    ["under review", CARDS.review, { kind: "pending" }],
+    ["declined", CARDS.declined, { kind: "failed" }],
+  ])("answers a repeat of the %s result the session holds from its record, asking the service nothing", async (_name, card, kind) => {
+    const s = await shop()
+    const tx = await s.pay(card)
+    const first = await settle(s, callbackHint(tx))
+    expect(first).toMatchObject(kind)
+    const before = serviceCalls()
+    expect(await settle(s, callbackHint(tx))).toEqual(first)
+    expect(serviceCalls()).toBe(before)
+    expect(orders(s)).toHaveLength(0)
   })
 
   it("reverses a second approval named before the order exists, keeping the first", async () => {
@@ -607,7 +622,7 @@ describe("the return route", () => {
     expect(back.res.statusCode).toBe(303)
     expect(back.param("status")).toBe("failed")
     expect(back.param("reason_code")).toBe("cart_changed")
-    expect(back.param("reason")).toBeTruthy()
+    expect(back.param("reason")).toBe(en["failure.cartChanged"])
     expect(back.param("session_id")).toBe(s.sessionId)
     expect(s.reversals(tx)).toHaveLength(1)
   })
@@ -791,13 +806,33 @@ describe("the return route, further cases", () => {
       s.medusa.carts.failQuery = new Error("connection reset")
       return { transactionId: tx }
     }],
-    ["the result is named twice (not one transaction)", async (s) => ({ transactionId: [await s.pay(), "x"] })],
   ])("says pending, with no order, when %s", async (_name, make) => {
     const s = await shop()
     const back = await browserReturns(s, await make(s))
     expect(back.res.statusCode).toBe(303)
     expect(back.param("status")).toBe("pending")
     expect(orders(s)).toHaveLength(0)
+  })
+
+  it("takes a result named twice for none: pending, no order, and no request to the service", async () => {
+    const s = await shop()
+    const query = { transactionId: [await s.pay(), "x"] }
+    const before = serviceCalls()
+    const back = await browserReturns(s, query)
+    expect(back.param("status")).toBe("pending")
+    expect(orders(s)).toHaveLength(0)
+    expect(serviceCalls()).toBe(before)
+    expect(s.medusa.logger.lines.filter((l) => l.startsWith("error:"))).toEqual([])
+  })
+
+  it("sends no cart id back for a failure that has no cart", async () => {
+    const s = await shop()
+    const tx = await s.pay()
+    s.medusa.carts.carts.delete(s.cartId)
+    const back = await browserReturns(s, { transactionId: tx })
+    expect(back.param("status")).toBe("failed")
+    expect(back.param("reason_code")).toBe("no_cart")
+    expect(back.location?.searchParams.has("cart_id")).toBe(false)
   })
 
   it("says pending without logging an error once the call budget is spent", async () => {
