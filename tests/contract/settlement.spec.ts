@@ -250,6 +250,17 @@ describe("settlement of a reported result", () => {
     expect(orders(s)).toHaveLength(0)
   })
 
+  it("keeps the session's notes (the sweep's and other tabs') when it attaches a transaction", async () => {
+    const s = await shop()
+    const notes = { card_service: { attempts: [s.reference()] }, store: "kept" }
+    s.medusa.payments.session(s.sessionId).metadata = notes
+    const tx = await s.pay(CARDS.review)
+    expect(await settle(s, callbackHint(tx))).toMatchObject({ kind: "pending" })
+    const session = s.medusa.payments.session(s.sessionId)
+    expect(session.data.transaction_id).toBe(tx)
+    expect(session.metadata).toEqual(notes)
+  })
+
   it("reverses a second approval named before the order exists, keeping the first", async () => {
     const s = await shop()
     const first = await s.pay()

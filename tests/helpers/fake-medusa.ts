@@ -11,7 +11,7 @@ import { recordingLogger } from "./provider-sandbox"
  * matters to the outcome:
  * - `retrievePaymentSession` throws NOT_FOUND for a session it lacks;
  * - `updatePaymentSession` hands the data to the provider's updatePayment and
- *   stores what it returns;
+ *   stores what it returns, and writes `metadata` as given (left out, cleared);
  * - completing a cart authorizes its session with the provider (refused
  *   unless authorized or captured) and makes one order per cart; a cart that
  *   is already an order answers that order (Medusa's own completion guard);
@@ -139,9 +139,13 @@ export class FakePaymentModule {
     return { ...session, data: { ...session.data } }
   }
 
-  async listPaymentSessions(filter: { id: string }): Promise<FakeSession[]> {
+  /** With `select`, only those columns (as Medusa's list does). */
+  async listPaymentSessions(filter: { id: string }, config: { select?: string[] } = {}): Promise<FakeSession[]> {
     const session = this.sessions.get(filter.id)
-    return session ? [{ ...session }] : []
+    if (!session) return []
+    const { select } = config
+    if (!select) return [{ ...session }]
+    return [Object.fromEntries(select.filter((c) => c in session).map((c) => [c, session[c as keyof FakeSession]])) as FakeSession]
   }
 
   async updatePaymentSession(input: {
@@ -149,8 +153,11 @@ export class FakePaymentModule {
     amount: number
     currency_code: string
     data: Record<string, unknown>
+    metadata?: Record<string, unknown>
   }): Promise<FakeSession> {
     const session = this.session(input.id)
+    // Medusa 2.21 writes `metadata: input.metadata`: left out, the column is cleared.
+    session.metadata = input.metadata ?? null
     const { data } = await this.provider(session).updatePayment({
       amount: input.amount,
       currency_code: input.currency_code,
