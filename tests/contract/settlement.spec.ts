@@ -261,6 +261,29 @@ describe("settlement of a reported result", () => {
     expect(session.metadata).toEqual(notes)
   })
 
+  it.each<[string, (s: Shop) => Promise<string>, number]>([
+    ["a decline", (s) => s.pay(CARDS.declined), 0],
+    ["an approval of another amount", (s) => s.pay(CARDS.approved, { amount: "29.00" }), 1],
+  ])("keeps the session's approval when %s of it is reported later, and makes the order", async (_name, later, reversed) => {
+    const s = await shop()
+    const first = await s.pay()
+    // The approval is attached, but the order was not made (completion failed).
+    const complete = s.medusa.carts.complete.bind(s.medusa.carts)
+    s.medusa.carts.complete = async () => {
+      throw new Error("db down")
+    }
+    await expect(settle(s, callbackHint(first))).rejects.toThrow("db down")
+    s.medusa.carts.complete = complete
+    expect(s.medusa.payments.session(s.sessionId).data.transaction_id).toBe(first)
+
+    const second = await later(s)
+    expect(await settle(s, callbackHint(second))).toMatchObject({ kind: "order", cartId: s.cartId })
+    expect(orders(s)).toHaveLength(1)
+    expect(s.medusa.payments.session(s.sessionId).data.transaction_id).toBe(first)
+    expect(s.reversals(first)).toHaveLength(0)
+    expect(s.reversals(second)).toHaveLength(reversed)
+  })
+
   it("reverses a second approval named before the order exists, keeping the first", async () => {
     const s = await shop()
     const first = await s.pay()
