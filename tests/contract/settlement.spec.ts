@@ -59,7 +59,7 @@ type Shop = {
 
 /** A cart with a card session of 30.00 EUR on the fake Medusa. */
 async function shop(
-  options: { amount?: number; currencyCode?: string; locale?: string | null; medusa?: FakeMedusa } = {}
+  options: { amount?: number; currencyCode?: string; locale?: string | null; email?: string; medusa?: FakeMedusa } = {}
 ): Promise<Shop> {
   const medusa = options.medusa ?? fakeMedusa()
   const providerId = medusa.addProvider(provider)
@@ -72,6 +72,7 @@ async function shop(
     amount: options.amount ?? 30,
     currencyCode: options.currencyCode ?? "eur",
     locale: options.locale ?? null,
+    ...(options.email ? { email: options.email } : {}),
   })
   return {
     medusa,
@@ -143,12 +144,13 @@ describe("settlement of a reported result", () => {
   })
 
   it("reverses an approval of another amount and fails the session, with no order", async () => {
-    const s = await shop()
+    const s = await shop({ email: "grace@example.com" })
     const tx = await s.pay(CARDS.approved, { amount: "29.00" })
     const outcome = await settle(s, callbackHint(tx))
     expect(outcome).toMatchObject({ kind: "failed", failure: { code: "mismatch" } })
     expect(s.reversals(tx)).toHaveLength(1)
     expect(orders(s)).toHaveLength(0)
+    expect(s.medusa.payments.session(s.sessionId).data).toMatchObject({ transaction_id: tx, email: "grace@example.com" })
   })
 
   it.each([
@@ -251,7 +253,7 @@ describe("settlement of a reported result", () => {
   })
 
   it("keeps the session's notes (the sweep's and other tabs') when it attaches a transaction", async () => {
-    const s = await shop()
+    const s = await shop({ email: "grace@example.com" })
     const notes = { card_service: { attempts: [s.reference()] }, store: "kept" }
     s.medusa.payments.session(s.sessionId).metadata = notes
     const tx = await s.pay(CARDS.review)
@@ -259,6 +261,8 @@ describe("settlement of a reported result", () => {
     const session = s.medusa.payments.session(s.sessionId)
     expect(session.data.transaction_id).toBe(tx)
     expect(session.metadata).toEqual(notes)
+    // The e-mail the cart has now (not the one the session started with) goes with it: its follow-ons send it.
+    expect(session.data.email).toBe("grace@example.com")
   })
 
   it.each<[string, (s: Shop) => Promise<string>, number]>([
