@@ -424,6 +424,8 @@ describe("the callback route", () => {
     expect(res.body).toEqual({ received: true })
     expect(orders(s)).toHaveLength(1)
     expect(s.medusa.logger.lines.filter((l) => l.startsWith("warn:"))).toHaveLength(0)
+    // An order needs no note for the sweep: none is written.
+    expect(s.medusa.payments.session(s.sessionId).metadata).toBeNull()
   })
 
   it("answers 400 to a body that is no payment result, settling nothing", async () => {
