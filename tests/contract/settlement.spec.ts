@@ -902,7 +902,10 @@ describe("a result for a session already settled", () => {
     expect(orders(s)).toHaveLength(1)
   })
 
-  it("goes to the locked path when the read fails, and still answers the order", async () => {
+  it.each<[string, (tx: string) => SettleHint]>([
+    ["the same transaction", (tx) => callbackHint(tx)],
+    ["a poll with no transaction", () => ({ source: "poll" })],
+  ])("goes to the locked path when the read fails, and still answers the order, reversing nothing: %s", async (_name, hint) => {
     const s = await shop()
     const tx = await s.pay()
     const order = await settle(s, callbackHint(tx))
@@ -913,8 +916,9 @@ describe("a result for a session already settled", () => {
       if (failures-- > 0) throw new Error("read replica lagging")
       return graph(input)
     }
-    expect(await settle(s, callbackHint(tx))).toEqual(order)
+    expect(await settle(s, hint(tx))).toEqual(order)
     expect(settleLocks(s)).toBe(before + 1)
+    expect(s.reversals(tx)).toHaveLength(0)
   })
 })
 
