@@ -288,6 +288,28 @@ describe("settlement of a reported result", () => {
     expect(s.reversals(second)).toHaveLength(reversed)
   })
 
+  it.each<[string, (s: Shop) => Promise<string>]>([
+    ["a decline (the shopper's latest attempt)", (s) => s.pay(CARDS.insufficientFunds)],
+    ["a transaction the service does not know (any more)", async () => "7000000000000000000999"],
+  ])("lets a later decline replace %s, with its own reason", async (_name, earlier) => {
+    const s = await shop()
+    const first = await earlier(s)
+    await s.medusa.payments.updatePaymentSession({
+      id: s.sessionId,
+      amount: 30,
+      currency_code: "eur",
+      data: { ...s.data, transaction_id: first },
+    })
+    const later = await s.pay(CARDS.declined)
+    const outcome = await settle(s, callbackHint(later))
+    expect(outcome).toMatchObject({ kind: "failed", cartId: s.cartId })
+    expect(s.medusa.payments.session(s.sessionId).data.transaction_id).toBe(later)
+    const declinedAlone = await shop()
+    const alone = await settle(declinedAlone, callbackHint(await declinedAlone.pay(CARDS.declined)))
+    expect(outcome).toMatchObject({ failure: { code: (alone as { failure: { code: string } }).failure.code } })
+    expect(orders(s)).toHaveLength(0)
+  })
+
   it("reverses a second approval named before the order exists, keeping the first", async () => {
     const s = await shop()
     const first = await s.pay()
