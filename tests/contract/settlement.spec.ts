@@ -566,6 +566,20 @@ describe("a callback copy while another copy settles", () => {
     expect(s.medusa.locking.executed).toContain(`card-service:settle:${s.sessionId}`)
   })
 
+  it("notes its hint on the payment collection when Medusa deletes the session meanwhile, where the sweep finds the orphan", async () => {
+    process.env.CARD_SERVICE_RECONCILE_SCHEDULE = "* * * * *"
+    const s = await shop()
+    const tx = await s.pay()
+    const { payment_collection_id: collectionId } = s.medusa.payments.session(s.sessionId)
+    // Another copy holds the claim; the cart changes (its session is deleted) just then.
+    s.medusa.locking.acquire = async () => {
+      dropSession(s)
+      throw new Error("held by the other copy")
+    }
+    await settleCallback(s.medusa.container as never, s.sessionId, { transactionId: tx }, s.medusa.logger)
+    expect(JSON.stringify(s.medusa.payments.collections.get(collectionId)?.metadata)).toContain(tx)
+  })
+
   it("releases its own claim once settled, so a later copy may claim", async () => {
     const s = await shop()
     const tx = await s.pay()
