@@ -807,6 +807,28 @@ describe("settlement, further cases", () => {
     expect(s.reversals(tx)).toHaveLength(0)
   })
 
+  it("answers 503 and keeps the session's approval when the service cannot say whether it is one", async () => {
+    const s = await shop()
+    const first = await s.pay()
+    await s.medusa.payments.updatePaymentSession({
+      id: s.sessionId,
+      amount: 30,
+      currency_code: "eur",
+      data: { ...s.data, transaction_id: first },
+    })
+    const later = await s.pay(CARDS.declined)
+    env.sandbox.injectFault({
+      type: "status",
+      status: 500,
+      count: 20,
+      path: `/payment/retrieve/${env.sandbox.credentials.merchantId}/${first}`,
+    })
+    const res = await postCallback(s, callbackBody(later))
+    expect(res.statusCode).toBe(503)
+    expect(s.medusa.payments.session(s.sessionId).data.transaction_id).toBe(first)
+    expect(s.reversals(first)).toHaveLength(0)
+  })
+
   it("fails with the reason Medusa's authorization stored when completing the cart is refused", async () => {
     const s = await shop()
     const tx = await s.pay()
