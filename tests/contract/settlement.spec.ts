@@ -5,6 +5,7 @@ import { settleCallback } from "../../src/checkout/callback-settlement"
 import { settlePayment, type SettleHint } from "../../src/checkout/settle-payment"
 import type { CardServiceSessionData } from "../../src/providers/card-service/session-data"
 import type CardServiceProviderService from "../../src/providers/card-service/service"
+import { en } from "../../src/lib/i18n/messages-en"
 import {
   fakeMedusa,
   recordingResponse,
@@ -58,7 +59,7 @@ type Shop = {
 
 /** A cart with a card session of 30.00 EUR on the fake Medusa. */
 async function shop(
-  options: { amount?: number; currencyCode?: string; locale?: string | null; medusa?: FakeMedusa } = {}
+  options: { amount?: number; currencyCode?: string; locale?: string | null; email?: string; medusa?: FakeMedusa } = {}
 ): Promise<Shop> {
   const medusa = options.medusa ?? fakeMedusa()
   const providerId = medusa.addProvider(provider)
@@ -71,6 +72,7 @@ async function shop(
     amount: options.amount ?? 30,
     currencyCode: options.currencyCode ?? "eur",
     locale: options.locale ?? null,
+    ...(options.email ? { email: options.email } : {}),
   })
   return {
     medusa,
@@ -142,12 +144,13 @@ describe("settlement of a reported result", () => {
   })
 
   it("reverses an approval of another amount and fails the session, with no order", async () => {
-    const s = await shop()
+    const s = await shop({ email: "grace@example.com" })
     const tx = await s.pay(CARDS.approved, { amount: "29.00" })
     const outcome = await settle(s, callbackHint(tx))
     expect(outcome).toMatchObject({ kind: "failed", failure: { code: "mismatch" } })
     expect(s.reversals(tx)).toHaveLength(1)
     expect(orders(s)).toHaveLength(0)
+    expect(s.medusa.payments.session(s.sessionId).data).toMatchObject({ transaction_id: tx, email: "grace@example.com" })
   })
 
   it.each([
@@ -235,6 +238,78 @@ describe("settlement of a reported result", () => {
     expect(s.reversals(second)).toHaveLength(0)
   })
 
+  it.each([
+    ["under review", CARDS.review, { kind: "pending" }],
+    ["declined", CARDS.declined, { kind: "failed" }],
+  ])("answers a repeat of the %s result the session holds from its record, asking the service nothing", async (_name, card, kind) => {
+    const s = await shop()
+    const tx = await s.pay(card)
+    const first = await settle(s, callbackHint(tx))
+    expect(first).toMatchObject(kind)
+    const before = serviceCalls()
+    expect(await settle(s, callbackHint(tx))).toEqual(first)
+    expect(serviceCalls()).toBe(before)
+    expect(orders(s)).toHaveLength(0)
+  })
+
+  it("keeps the session's notes (the sweep's and other tabs') when it attaches a transaction", async () => {
+    const s = await shop({ email: "grace@example.com" })
+    const notes = { card_service: { attempts: [s.reference()] }, store: "kept" }
+    s.medusa.payments.session(s.sessionId).metadata = notes
+    const tx = await s.pay(CARDS.review)
+    expect(await settle(s, callbackHint(tx))).toMatchObject({ kind: "pending" })
+    const session = s.medusa.payments.session(s.sessionId)
+    expect(session.data.transaction_id).toBe(tx)
+    expect(session.metadata).toEqual(notes)
+    // The e-mail the cart has now (not the one the session started with) goes with it: its follow-ons send it.
+    expect(session.data.email).toBe("grace@example.com")
+  })
+
+  it.each<[string, (s: Shop) => Promise<string>, number]>([
+    ["a decline", (s) => s.pay(CARDS.declined), 0],
+    ["an approval of another amount", (s) => s.pay(CARDS.approved, { amount: "29.00" }), 1],
+  ])("keeps the session's approval when %s of it is reported later, and makes the order", async (_name, later, reversed) => {
+    const s = await shop()
+    const first = await s.pay()
+    // The approval is attached, but the order was not made (completion failed).
+    const complete = s.medusa.carts.complete.bind(s.medusa.carts)
+    s.medusa.carts.complete = async () => {
+      throw new Error("db down")
+    }
+    await expect(settle(s, callbackHint(first))).rejects.toThrow("db down")
+    s.medusa.carts.complete = complete
+    expect(s.medusa.payments.session(s.sessionId).data.transaction_id).toBe(first)
+
+    const second = await later(s)
+    expect(await settle(s, callbackHint(second))).toMatchObject({ kind: "order", cartId: s.cartId })
+    expect(orders(s)).toHaveLength(1)
+    expect(s.medusa.payments.session(s.sessionId).data.transaction_id).toBe(first)
+    expect(s.reversals(first)).toHaveLength(0)
+    expect(s.reversals(second)).toHaveLength(reversed)
+  })
+
+  it.each<[string, (s: Shop) => Promise<string>]>([
+    ["a decline (the shopper's latest attempt)", (s) => s.pay(CARDS.insufficientFunds)],
+    ["a transaction the service does not know (any more)", async () => "7000000000000000000999"],
+  ])("lets a later decline replace %s, with its own reason", async (_name, earlier) => {
+    const s = await shop()
+    const first = await earlier(s)
+    await s.medusa.payments.updatePaymentSession({
+      id: s.sessionId,
+      amount: 30,
+      currency_code: "eur",
+      data: { ...s.data, transaction_id: first },
+    })
+    const later = await s.pay(CARDS.declined)
+    const outcome = await settle(s, callbackHint(later))
+    expect(outcome).toMatchObject({ kind: "failed", cartId: s.cartId })
+    expect(s.medusa.payments.session(s.sessionId).data.transaction_id).toBe(later)
+    const declinedAlone = await shop()
+    const alone = await settle(declinedAlone, callbackHint(await declinedAlone.pay(CARDS.declined)))
+    expect(outcome).toMatchObject({ failure: { code: (alone as { failure: { code: string } }).failure.code } })
+    expect(orders(s)).toHaveLength(0)
+  })
+
   it("reverses a second approval named before the order exists, keeping the first", async () => {
     const s = await shop()
     const first = await s.pay()
@@ -310,6 +385,17 @@ describe("a result for a session Medusa no longer has", () => {
     expect(other.reversals(tx)).toHaveLength(0)
   })
 
+  it("does not ask a card-service provider the store disabled", async () => {
+    const s = await shop()
+    const tx = await s.pay()
+    dropSession(s)
+    s.medusa.payments.disabledProviders.add(s.providerId)
+    const before = serviceCalls()
+    expect(await settle(s, { transactionId: tx, source: "sweep" })).toEqual({ kind: "unknown_session" })
+    expect(serviceCalls()).toBe(before)
+    expect(s.reversals(tx)).toHaveLength(0)
+  })
+
   it("skips payment providers that are not the card service's", async () => {
     const s = await shop()
     const tx = await s.pay()
@@ -360,6 +446,8 @@ describe("the callback route", () => {
     expect(res.body).toEqual({ received: true })
     expect(orders(s)).toHaveLength(1)
     expect(s.medusa.logger.lines.filter((l) => l.startsWith("warn:"))).toHaveLength(0)
+    // An order needs no note for the sweep: none is written.
+    expect(s.medusa.payments.session(s.sessionId).metadata).toBeNull()
   })
 
   it("answers 400 to a body that is no payment result, settling nothing", async () => {
@@ -381,7 +469,32 @@ describe("the callback route", () => {
     const s = await shop()
     const res = await postCallback(s, callbackBody("7000000000000000000002"))
     expect(res.statusCode).toBe(200)
-    expect(s.medusa.logger.lines.filter((l) => l.startsWith("warn:"))).toHaveLength(1)
+    const warnings = s.medusa.logger.lines.filter((l) => l.startsWith("warn:"))
+    expect(warnings).toHaveLength(1)
+    expect(warnings[0]).toContain(s.sessionId)
+    expect(orders(s)).toHaveLength(0)
+  })
+
+  it.each<[string, number, (s: Shop) => Promise<{ body: unknown; sessionId?: string }>]>([
+    ["a body that is no payment result", 400, async () => ({ body: { transactionId: 5 } })],
+    ["a session it does not know", 404, async () => ({ body: callbackBody("TX"), sessionId: newSessionId() })],
+    ["settlement throws", 503, async (s) => {
+      const tx = await s.pay()
+      s.medusa.carts.complete = async () => {
+        throw new Error("db down")
+      }
+      return { body: callbackBody(tx) }
+    }],
+    ["the call budget is spent", 503, async (s) => {
+      for (let i = 0; i < SESSION_BURST; i++) await postCallback(s, callbackBody(`7000000000000000000${500 + i}`))
+      return { body: callbackBody(await s.pay()) }
+    }],
+  ])("answers %s with %i, not received, and says why", async (_name, status, make) => {
+    const s = await shop()
+    const { body, sessionId } = await make(s)
+    const res = await postCallback(s, body, sessionId)
+    expect(res.statusCode).toBe(status)
+    expect(res.body).toEqual({ received: false, message: expect.stringMatching(/\w/) })
     expect(orders(s)).toHaveLength(0)
   })
 
@@ -453,6 +566,20 @@ describe("a callback copy while another copy settles", () => {
     expect(s.medusa.locking.executed).toContain(`card-service:settle:${s.sessionId}`)
   })
 
+  it("notes its hint on the payment collection when Medusa deletes the session meanwhile, where the sweep finds the orphan", async () => {
+    process.env.CARD_SERVICE_RECONCILE_SCHEDULE = "* * * * *"
+    const s = await shop()
+    const tx = await s.pay()
+    const { payment_collection_id: collectionId } = s.medusa.payments.session(s.sessionId)
+    // Another copy holds the claim; the cart changes (its session is deleted) just then.
+    s.medusa.locking.acquire = async () => {
+      dropSession(s)
+      throw new Error("held by the other copy")
+    }
+    await settleCallback(s.medusa.container as never, s.sessionId, { transactionId: tx }, s.medusa.logger)
+    expect(JSON.stringify(s.medusa.payments.collections.get(collectionId)?.metadata)).toContain(tx)
+  })
+
   it("releases its own claim once settled, so a later copy may claim", async () => {
     const s = await shop()
     const tx = await s.pay()
@@ -462,14 +589,16 @@ describe("a callback copy while another copy settles", () => {
   })
 
   it("still settles when the hint cannot be noted, and warns the store", async () => {
+    // A result under review (480) is noted for the sweep; the note's write fails.
     process.env.CARD_SERVICE_RECONCILE_SCHEDULE = "* * * * *"
     const s = await shop()
-    const tx = await s.pay()
-    s.medusa.payments.listPaymentSessions = async () => {
+    const tx = await s.pay(CARDS.review)
+    s.medusa.payments.paymentSessionService_.update = async () => {
       throw new Error("metadata unavailable")
     }
     const outcome = await settleCallback(s.medusa.container as never, s.sessionId, { transactionId: tx }, s.medusa.logger)
-    expect(outcome).toMatchObject({ kind: "order" })
+    expect(outcome).toEqual({ kind: "pending", cartId: s.cartId })
+    expect(s.medusa.payments.session(s.sessionId).data.transaction_id).toBe(tx)
     expect(s.medusa.logger.lines.some((l) => l.startsWith("warn:") && l.includes(s.sessionId))).toBe(true)
   })
 })
@@ -569,7 +698,7 @@ describe("the return route", () => {
     expect(back.res.statusCode).toBe(303)
     expect(back.param("status")).toBe("failed")
     expect(back.param("reason_code")).toBe("cart_changed")
-    expect(back.param("reason")).toBeTruthy()
+    expect(back.param("reason")).toBe(en["failure.cartChanged"])
     expect(back.param("session_id")).toBe(s.sessionId)
     expect(s.reversals(tx)).toHaveLength(1)
   })
@@ -593,7 +722,7 @@ describe("the return route", () => {
     const back = await browserReturns(s, { transactionId: "TX" })
     expect(back.res.statusCode).toBe(503)
     expect(back.location).toBeNull()
-    expect(s.medusa.logger.lines.some((l) => l.startsWith("error:"))).toBe(true)
+    expect(s.medusa.logger.lines.some((l) => l.startsWith("error:") && l.includes(s.sessionId))).toBe(true)
   })
 })
 
@@ -678,6 +807,28 @@ describe("settlement, further cases", () => {
     expect(s.reversals(tx)).toHaveLength(0)
   })
 
+  it("answers 503 and keeps the session's approval when the service cannot say whether it is one", async () => {
+    const s = await shop()
+    const first = await s.pay()
+    await s.medusa.payments.updatePaymentSession({
+      id: s.sessionId,
+      amount: 30,
+      currency_code: "eur",
+      data: { ...s.data, transaction_id: first },
+    })
+    const later = await s.pay(CARDS.declined)
+    env.sandbox.injectFault({
+      type: "status",
+      status: 500,
+      count: 20,
+      path: `/payment/retrieve/${env.sandbox.credentials.merchantId}/${first}`,
+    })
+    const res = await postCallback(s, callbackBody(later))
+    expect(res.statusCode).toBe(503)
+    expect(s.medusa.payments.session(s.sessionId).data.transaction_id).toBe(first)
+    expect(s.reversals(first)).toHaveLength(0)
+  })
+
   it("fails with the reason Medusa's authorization stored when completing the cart is refused", async () => {
     const s = await shop()
     const tx = await s.pay()
@@ -753,13 +904,33 @@ describe("the return route, further cases", () => {
       s.medusa.carts.failQuery = new Error("connection reset")
       return { transactionId: tx }
     }],
-    ["the result is named twice (not one transaction)", async (s) => ({ transactionId: [await s.pay(), "x"] })],
   ])("says pending, with no order, when %s", async (_name, make) => {
     const s = await shop()
     const back = await browserReturns(s, await make(s))
     expect(back.res.statusCode).toBe(303)
     expect(back.param("status")).toBe("pending")
     expect(orders(s)).toHaveLength(0)
+  })
+
+  it("takes a result named twice for none: pending, no order, and no request to the service", async () => {
+    const s = await shop()
+    const query = { transactionId: [await s.pay(), "x"] }
+    const before = serviceCalls()
+    const back = await browserReturns(s, query)
+    expect(back.param("status")).toBe("pending")
+    expect(orders(s)).toHaveLength(0)
+    expect(serviceCalls()).toBe(before)
+    expect(s.medusa.logger.lines.filter((l) => l.startsWith("error:"))).toEqual([])
+  })
+
+  it("sends no cart id back for a failure that has no cart", async () => {
+    const s = await shop()
+    const tx = await s.pay()
+    s.medusa.carts.carts.delete(s.cartId)
+    const back = await browserReturns(s, { transactionId: tx })
+    expect(back.param("status")).toBe("failed")
+    expect(back.param("reason_code")).toBe("no_cart")
+    expect(back.location?.searchParams.has("cart_id")).toBe(false)
   })
 
   it("says pending without logging an error once the call budget is spent", async () => {
@@ -789,7 +960,10 @@ describe("a result for a session already settled", () => {
     expect(orders(s)).toHaveLength(1)
   })
 
-  it("goes to the locked path when the read fails, and still answers the order", async () => {
+  it.each<[string, (tx: string) => SettleHint]>([
+    ["the same transaction", (tx) => callbackHint(tx)],
+    ["a poll with no transaction", () => ({ source: "poll" })],
+  ])("goes to the locked path when the read fails, and still answers the order, reversing nothing: %s", async (_name, hint) => {
     const s = await shop()
     const tx = await s.pay()
     const order = await settle(s, callbackHint(tx))
@@ -800,8 +974,9 @@ describe("a result for a session already settled", () => {
       if (failures-- > 0) throw new Error("read replica lagging")
       return graph(input)
     }
-    expect(await settle(s, callbackHint(tx))).toEqual(order)
+    expect(await settle(s, hint(tx))).toEqual(order)
     expect(settleLocks(s)).toBe(before + 1)
+    expect(s.reversals(tx)).toHaveLength(0)
   })
 })
 

@@ -11,11 +11,13 @@ import { recordingLogger } from "./provider-sandbox"
  * matters to the outcome:
  * - `retrievePaymentSession` throws NOT_FOUND for a session it lacks;
  * - `updatePaymentSession` hands the data to the provider's updatePayment and
- *   stores what it returns;
+ *   stores what it returns, and writes `metadata` as given (left out, cleared);
  * - completing a cart authorizes its session with the provider (refused
  *   unless authorized or captured) and makes one order per cart; a cart that
  *   is already an order answers that order (Medusa's own completion guard);
- * - locks are real: `execute` runs one holder per key at a time.
+ * - locks are real: `execute` runs one holder per key at a time;
+ * - `query.graph` answers only the `fields` asked for, and
+ *   `listPaymentProviders` honours `is_enabled` (disabledProviders).
  * The provider is a real CardServiceProviderService (on the in-process
  * sandbox, tests/helpers/provider-sandbox.ts).
  *
@@ -115,6 +117,8 @@ export class FakePaymentModule {
   readonly sessions = new Map<string, FakeSession>()
   readonly collections = new Map<string, { id: string; metadata: Record<string, unknown> | null }>()
   readonly providers = new Map<string, CardServiceProviderService>()
+  /** Providers the store disabled (Medusa's `is_enabled: false`). */
+  readonly disabledProviders = new Set<string>()
   /** Set to make the next retrievePaymentSession calls fail as a database outage would. */
   failRetrieve: Error | null = null
 
@@ -135,9 +139,13 @@ export class FakePaymentModule {
     return { ...session, data: { ...session.data } }
   }
 
-  async listPaymentSessions(filter: { id: string }): Promise<FakeSession[]> {
+  /** With `select`, only those columns (as Medusa's list does). */
+  async listPaymentSessions(filter: { id: string }, config: { select?: string[] } = {}): Promise<FakeSession[]> {
     const session = this.sessions.get(filter.id)
-    return session ? [{ ...session }] : []
+    if (!session) return []
+    const { select } = config
+    if (!select) return [{ ...session }]
+    return [Object.fromEntries(select.filter((c) => c in session).map((c) => [c, session[c as keyof FakeSession]])) as FakeSession]
   }
 
   async updatePaymentSession(input: {
@@ -145,8 +153,11 @@ export class FakePaymentModule {
     amount: number
     currency_code: string
     data: Record<string, unknown>
+    metadata?: Record<string, unknown>
   }): Promise<FakeSession> {
     const session = this.session(input.id)
+    // Medusa 2.21 writes `metadata: input.metadata`: left out, the column is cleared.
+    session.metadata = input.metadata ?? null
     const { data } = await this.provider(session).updatePayment({
       amount: input.amount,
       currency_code: input.currency_code,
@@ -157,8 +168,11 @@ export class FakePaymentModule {
     return session
   }
 
-  async listPaymentProviders(_filter: unknown): Promise<{ id: string }[]> {
-    return [...this.providers.keys()].map((id) => ({ id }))
+  /** Honours the `is_enabled` filter, as Medusa's listPaymentProviders does. */
+  async listPaymentProviders(filter: { is_enabled?: boolean } = {}): Promise<{ id: string }[]> {
+    return [...this.providers.keys()]
+      .filter((id) => filter.is_enabled === undefined || filter.is_enabled === !this.disabledProviders.has(id))
+      .map((id) => ({ id }))
   }
 
   async listPaymentCollections(filter: { id: string }) {
@@ -213,7 +227,15 @@ export class FakeCarts {
   constructor(private readonly payments_: FakePaymentModule) {}
 
   readonly query = {
-    graph: async ({ entity, filters }: { entity: string; filters: Record<string, string> }) => {
+    graph: async (input: { entity: string; fields: string[]; filters: Record<string, string> }) => {
+      const { data } = await this.rows(input)
+      // As Medusa's query.graph: only the fields asked for.
+      return { data: data.map((row) => Object.fromEntries(input.fields.filter((f) => f in row).map((f) => [f, row[f]]))) }
+    },
+  }
+
+  private async rows({ entity, filters }: { entity: string; filters: Record<string, string> }): Promise<{ data: Record<string, unknown>[] }> {
+    {
       if (this.failQuery) throw this.failQuery
       switch (entity) {
         case "cart_payment_collection":
@@ -233,7 +255,7 @@ export class FakeCarts {
         default:
           throw new Error(`fake query.graph knows no entity ${entity}`)
       }
-    },
+    }
   }
 
   /** completeCartWorkflow: the cart's card session authorized, then one order per cart. */
