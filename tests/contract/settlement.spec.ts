@@ -58,6 +58,19 @@ type Shop = {
 }
 
 /** A cart with a card session of 30.00 EUR on the fake Medusa. */
+/**
+ * A transaction already attached to the session, as an earlier settlement
+ * that made no order yet (its callback answered 503) leaves it.
+ */
+async function attachedBefore(s: Shop, transactionId: string): Promise<void> {
+  await s.medusa.payments.updatePaymentSession({
+    id: s.sessionId,
+    amount: 30,
+    currency_code: "eur",
+    data: { ...s.data, transaction_id: transactionId },
+  })
+}
+
 async function shop(
   options: { amount?: number; currencyCode?: string; locale?: string | null; email?: string; medusa?: FakeMedusa } = {}
 ): Promise<Shop> {
@@ -294,12 +307,7 @@ describe("settlement of a reported result", () => {
   ])("lets a later decline replace %s, with its own reason", async (_name, earlier) => {
     const s = await shop()
     const first = await earlier(s)
-    await s.medusa.payments.updatePaymentSession({
-      id: s.sessionId,
-      amount: 30,
-      currency_code: "eur",
-      data: { ...s.data, transaction_id: first },
-    })
+    await attachedBefore(s, first)
     const later = await s.pay(CARDS.declined)
     const outcome = await settle(s, callbackHint(later))
     expect(outcome).toMatchObject({ kind: "failed", cartId: s.cartId })
@@ -313,12 +321,7 @@ describe("settlement of a reported result", () => {
   it("reverses a second approval named before the order exists, keeping the first", async () => {
     const s = await shop()
     const first = await s.pay()
-    await s.medusa.payments.updatePaymentSession({
-      id: s.sessionId,
-      amount: 30,
-      currency_code: "eur",
-      data: { ...s.data, transaction_id: first },
-    })
+    await attachedBefore(s, first)
     const second = await s.pay()
     expect(await settle(s, callbackHint(second))).toMatchObject({ kind: "ignored" })
     expect(s.reversals(second)).toHaveLength(1)
@@ -810,12 +813,7 @@ describe("settlement, further cases", () => {
   it("answers 503 and keeps the session's approval when the service cannot say whether it is one", async () => {
     const s = await shop()
     const first = await s.pay()
-    await s.medusa.payments.updatePaymentSession({
-      id: s.sessionId,
-      amount: 30,
-      currency_code: "eur",
-      data: { ...s.data, transaction_id: first },
-    })
+    await attachedBefore(s, first)
     const later = await s.pay(CARDS.declined)
     env.sandbox.injectFault({
       type: "status",

@@ -110,18 +110,23 @@ function holdFirst(agent: MockAgent, path?: string) {
 }
 
 /** GET /authorize answering the given codes in turn (the last one persists). */
+/** A failed GET /authorize in a sequence of codes served. */
+const FETCH_FAILS = 503
+
 function serveCodes(
   pool: ReturnType<MockAgent["get"]>,
-  codes: string[],
+  codes: (string | typeof FETCH_FAILS)[],
   delayMs = 0
 ): { calls: () => number } {
   let i = 0
   const scope = pool
     .intercept({ path: "/authorize", method: "GET" })
-    .reply(200, () => {
+    .reply<object>(() => {
       const code = codes[Math.min(i, codes.length - 1)]
       i++
-      return { Authorization: code }
+      return code === FETCH_FAILS
+        ? { statusCode: 503, data: "down" }
+        : { statusCode: 200, data: { Authorization: code } }
     })
   if (delayMs) scope.delay(delayMs)
   scope.persist()
@@ -431,17 +436,7 @@ describe("the verification code is fetched once and a failed fetch does not undo
     )
     // The first GET /authorize is held; testConnection's is answered CODE_2;
     // the held one, released after, fails.
-    let fetched = 0
-    pool
-      .intercept({ path: "/authorize", method: "GET" })
-      .reply<object>(() => {
-        fetched++
-        if (fetched === 1)
-          return { statusCode: 200, data: { Authorization: CODE_2 } }
-        if (fetched === 2) return { statusCode: 503, data: "down" }
-        return { statusCode: 200, data: { Authorization: CODE_3 } }
-      })
-      .persist()
+    const codes = serveCodes(pool, [CODE_2, FETCH_FAILS, CODE_3])
     const slow = caught(client.getVerificationCode())
     // Raced with the call itself: a call that settles without being held
     // fails the test at once instead of leaving a rejection unobserved.
@@ -451,7 +446,7 @@ describe("the verification code is fetched once and a failed fetch does not undo
     await expect(slow).resolves.toMatchObject({ category: "service_error" })
     // The code testConnection stored is still the client's: no third fetch.
     await expect(client.getVerificationCode()).resolves.toBe(CODE_2)
-    expect(fetched).toBe(2)
+    expect(codes.calls()).toBe(2)
   })
 
   it("a late rejection of an older code does not drop the newer one", async () => {
@@ -488,17 +483,7 @@ describe("a late rejection after a failed refresh", () => {
       "/capture"
     )
     // Codes: CODE_1, then a failed fetch, then CODE_2.
-    let fetches = 0
-    pool
-      .intercept({ path: "/authorize", method: "GET" })
-      .reply<object>(() => {
-        fetches++
-        if (fetches === 1)
-          return { statusCode: 200, data: { Authorization: CODE_1 } }
-        if (fetches === 2) return { statusCode: 503, data: "down" }
-        return { statusCode: 200, data: { Authorization: CODE_2 } }
-      })
-      .persist()
+    const codes = serveCodes(pool, [CODE_1, FETCH_FAILS, CODE_2])
     await client.getVerificationCode()
     const seen: (string | undefined)[] = []
     pool
@@ -524,7 +509,7 @@ describe("a late rejection after a failed refresh", () => {
     expect(failed.message).toMatch(/not sent/)
     release()
     await expect(late).resolves.toMatchObject(accept)
-    expect(fetches).toBe(3)
+    expect(codes.calls()).toBe(3)
     expect(seen).toEqual([CODE_1, CODE_1, CODE_2])
   })
 })
