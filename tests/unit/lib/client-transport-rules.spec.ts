@@ -110,6 +110,19 @@ function holdFirst(agent: MockAgent, path?: string) {
 }
 
 /** GET /authorize answering the given codes in turn (the last one persists). */
+/** Answers every capture with an acceptance and counts those that arrive. */
+function acceptCaptures(pool: ReturnType<MockAgent["get"]>): { calls: () => number } {
+  let calls = 0
+  pool
+    .intercept({ path: "/capture", method: "POST" })
+    .reply(200, () => {
+      calls++
+      return accept
+    })
+    .persist()
+  return { calls: () => calls }
+}
+
 /** A failed GET /authorize in a sequence of codes served. */
 const FETCH_FAILS = 503
 
@@ -338,14 +351,7 @@ describe("which credential goes where", () => {
   it("a capture whose code cannot be fetched is never sent and names the capture", async () => {
     const { pool, client } = setup({ retry: { attempts: 1 } })
     pool.intercept({ path: "/authorize", method: "GET" }).reply(503, "down")
-    let captures = 0
-    pool
-      .intercept({ path: "/capture", method: "POST" })
-      .reply(200, () => {
-        captures++
-        return accept
-      })
-      .persist()
+    const captures = acceptCaptures(pool)
     const e = await caught(client.capture(followOn))
     expect(e).toMatchObject({
       category: "service_error",
@@ -354,7 +360,7 @@ describe("which credential goes where", () => {
       httpStatus: 503,
     })
     expect(e.message).toMatch(/not sent/)
-    expect(captures).toBe(0)
+    expect(captures.calls()).toBe(0)
   })
 
   it("a replay after a rejected code carries the new code and is sent once more only", async () => {
@@ -535,19 +541,12 @@ describe("closing the client", () => {
     const { pool, client } = setup()
     serveCodes(pool, [CODE_1])
     await client.getVerificationCode()
-    let captures = 0
-    pool
-      .intercept({ path: "/capture", method: "POST" })
-      .reply(200, () => {
-        captures++
-        return accept
-      })
-      .persist()
+    const captures = acceptCaptures(pool)
     await client.close()
     const e = await caught(client.capture(followOn))
     expect(e).toMatchObject({ category: "service_error", retrySafe: true })
     expect(e.message).toMatch(/nothing was sent \(CLIENT_CLOSED\)/)
-    expect(captures).toBe(0)
+    expect(captures.calls()).toBe(0)
   })
 })
 
