@@ -7,13 +7,15 @@
  * be zero, and where the card path's time went (scripts/lib/load-split.ts).
  * A benchmark, not a test: the goals are reported, not asserted.
  *
- *   npm run bench:load -- [--concurrency 10,50,100] [--checkouts N] [--time-cap S] [--faults]
+ *   npm run bench:load -- [--concurrency 10,50,100] [--checkouts N] [--time-cap S] [--faults] [--cpu-profile]
  *
  * --checkouts: checkouts per provider at each concurrency (default: twice the
  * concurrency, at least 40). --time-cap: seconds per concurrency before no
  * new round starts (default 240). --faults: afterwards, three runs at
  * concurrency 10 with a fault each (sandbox 503s and slow answers, SIGKILL of
- * one instance, a Redis restart).
+ * one instance, a Redis restart). --cpu-profile: each instance writes a V8 CPU
+ * profile when it stops, into cpu-profiles/ of the log directory printed at
+ * start; `npm run bench:profile -- <that directory>` says where the time went.
  */
 import os from "node:os"
 import { startCluster, Cluster } from "./lib/load-cluster"
@@ -33,6 +35,7 @@ type Options = {
   timeCapMs: number
   faults: boolean
   faultCheckouts: number
+  cpuProfile: boolean
 }
 
 function parseArgs(argv: string[]): Options {
@@ -41,6 +44,7 @@ function parseArgs(argv: string[]): Options {
     timeCapMs: 240_000,
     faults: false,
     faultCheckouts: 30,
+    cpuProfile: false,
   }
   for (let i = 0; i < argv.length; i++) {
     const arg = argv[i]
@@ -62,6 +66,7 @@ function parseArgs(argv: string[]): Options {
     else if (arg === "--fault-checkouts")
       options.faultCheckouts = positive(value())
     else if (arg === "--faults") options.faults = true
+    else if (arg === "--cpu-profile") options.cpuProfile = true
     else throw new Error(`unknown argument ${arg}`)
   }
   if (options.levels.some((n) => n > 200))
@@ -213,6 +218,7 @@ async function main() {
     stock: 2 * total + 3 * 2 * options.faultCheckouts + 100,
     // A variant per concurrent shopper (see demo-seed.ts, seedLoadProduct).
     variants: Math.max(...options.levels),
+    cpuProfile: options.cpuProfile,
   })
   const stop = async () => {
     log("stopping")

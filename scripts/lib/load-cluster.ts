@@ -77,6 +77,7 @@ export async function startCluster({
   stock = 5000,
   variants = 0,
   keepLogs = true,
+  cpuProfile = false,
 }: {
   log?: Log
   dbEnv?: Record<string, string | undefined>
@@ -89,6 +90,12 @@ export async function startCluster({
   variants?: number
   /** Keep the instances' logs after stop() (the benchmark points to them; tests do not). */
   keepLogs?: boolean
+  /**
+   * Write a V8 CPU profile of each Medusa instance (`node --cpu-prof`) into
+   * `<logDir>/cpu-profiles` when it stops (scripts/cpu-profile-summary.ts
+   * reads them).
+   */
+  cpuProfile?: boolean
 } = {}): Promise<Cluster> {
   const logDir = fs.mkdtempSync(path.join(os.tmpdir(), "card-service-load-"))
   const cleanups: Array<() => Promise<void>> = []
@@ -256,10 +263,13 @@ export async function startCluster({
       logFile: path.join(logDir, `medusa-${i + 1}.log`),
       up: false,
     }))
+    const profileDir = path.join(logDir, "cpu-profiles")
+    // Node refuses --cpu-prof in NODE_OPTIONS: it goes on the command line.
+    const profileArgs = cpuProfile ? ["--cpu-prof", `--cpu-prof-dir=${profileDir}`] : []
     const startInstance = async (index: number) => {
       const instance = instances[index]
       const child = spawnNode(
-        [medusaCli(), "start", "--port", String(instance.port)],
+        [...profileArgs, medusaCli(), "start", "--port", String(instance.port)],
         {
           env,
           logFile: instance.logFile,
