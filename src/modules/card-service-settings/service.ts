@@ -70,7 +70,7 @@ export default class CardServiceSettingsModuleService
    */
   async current(): Promise<StoredSettingsSnapshot> {
     const cached = this.cached_ ? await this.cached_.catch(() => null) : null
-    if (cached && cached.revision === (await this.revision_())) return cached
+    if (cached && cached.revision === (await this.sharedRevision_())) return cached
     const loading = this.load_()
     this.cached_ = loading
     // A failed read is not cached: the next payment tries again.
@@ -78,6 +78,29 @@ export default class CardServiceSettingsModuleService
       if (this.cached_ === loading) this.cached_ = null
     })
     return loading
+  }
+
+  protected revisionInFlight_: Promise<string> | null = null
+
+  /**
+   * revision_(), with callers that ask while a read is under way sharing it
+   * instead of queueing a read each: under load every payment operation asks
+   * (a checkout asks three to five times), and each read waits for a pooled
+   * connection behind the carts being completed. A joined read started at
+   * most one round trip before its caller asked, so a change saved on
+   * another instance is seen as soon as with a read of its own, give or take
+   * that round trip (as for any payment that started a moment earlier).
+   */
+  protected sharedRevision_(): Promise<string> {
+    if (!this.revisionInFlight_) {
+      const reading = this.revision_()
+      this.revisionInFlight_ = reading
+      const done = () => {
+        if (this.revisionInFlight_ === reading) this.revisionInFlight_ = null
+      }
+      reading.then(done, done)
+    }
+    return this.revisionInFlight_
   }
 
   /** Drops the cached row: the next payment reads it again. */
