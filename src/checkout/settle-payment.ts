@@ -13,6 +13,7 @@ import { checkApproval } from "../providers/card-service/approval-check"
 import type { CardServiceSessionData, FailureReason } from "../providers/card-service/session-data"
 import type CardServiceProviderService from "../providers/card-service/service"
 import { reasonText, statusForUnapproved } from "../providers/card-service/status-mapping"
+import { sessionRowWriter } from "../reconciliation/session-notes"
 import { anonymousHint, mayLookUpOrphan } from "./hint-admission"
 import { cardServiceProvider, loadCardServiceSession, PROVIDER_ID_PREFIX } from "./provider-lookup"
 import { settledAlready } from "./settled-check"
@@ -133,7 +134,7 @@ async function settleSession(
       return { ...attached, cartId }
     }
     current = attached.data
-    await attachToSession(container, paymentModule, session, current)
+    await attachToSession(paymentModule, provider, session, current)
   }
 
   if (!current.transaction_id) {
@@ -155,39 +156,33 @@ async function settleSession(
 }
 
 /**
- * Writes the attached transaction through updatePaymentSession (the provider
- * renews its data there). Medusa 2.21's updatePaymentSession also writes
- * `metadata: input.metadata`, and undefined clears the column: the session's
- * notes (other tabs' attempt references, an earlier unverified hint) would
- * be lost and the sweep could no longer find them. So the metadata is passed
- * back as it is, read under the notes lock so that no note written meanwhile
- * is overwritten (updateSessionNotes takes the same lock; its change is
- * synchronous and never takes the settlement lock, so no deadlock).
+ * Writes the attached transaction to the session: the provider renews its
+ * data as Medusa's updatePaymentSession would have it do (updatePayment),
+ * and only the data and status columns are written. updatePaymentSession
+ * itself is not used: it also writes `metadata: input.metadata`, and
+ * undefined clears the column, so the session's notes (other tabs' attempt
+ * references, an earlier unverified hint) would be lost unless read and
+ * passed back under the notes lock, a lock and two reads more on every
+ * checkout's way to its order. Notes are written the same way, metadata
+ * only (session-notes.ts), so neither write undoes the other.
  */
 async function attachToSession(
-  container: MedusaContainer,
   paymentModule: IPaymentModuleService,
+  provider: CardServiceProviderService,
   session: PaymentSessionDTO,
   data: CardServiceSessionData
 ): Promise<void> {
-  const locking = container.resolve<ILockingModule>(Modules.LOCKING)
-  await locking.execute(
-    `card-service:notes:${session.id}`,
-    async () => {
-      const [fresh] = await paymentModule.listPaymentSessions(
-        { id: session.id },
-        { select: ["id", "metadata"] }
-      )
-      await paymentModule.updatePaymentSession({
-        id: session.id,
-        amount: session.amount,
-        currency_code: session.currency_code,
-        data: data as unknown as Record<string, unknown>,
-        ...(fresh?.metadata ? { metadata: fresh.metadata } : {}),
-      })
-    },
-    { timeout: 30 }
-  )
+  const renewed = await provider.updatePayment({
+    amount: session.amount,
+    currency_code: session.currency_code,
+    data: data as unknown as Record<string, unknown>,
+    context: { idempotency_key: session.id },
+  })
+  await sessionRowWriter(paymentModule).update({
+    id: session.id,
+    data: renewed.data as Record<string, unknown>,
+    ...(renewed.status ? { status: renewed.status } : {}),
+  })
 }
 
 /**

@@ -34,13 +34,31 @@ export type ReconcileNote = {
 /** Enough attempt references to look up; a shopper rarely retries more. */
 const MAX_ATTEMPTS_KEPT = 10
 
-type SessionServiceInternals = {
-  paymentSessionService_?: {
-    update(data: {
-      id: string
-      metadata: Record<string, unknown>
-    }): Promise<unknown>
+type SessionRowWriter = {
+  /** Writes the given columns of one session row; the others are left as they are. */
+  update(data: {
+    id: string
+    metadata?: Record<string, unknown>
+    data?: Record<string, unknown>
+    status?: string
+  }): Promise<unknown>
+}
+
+type SessionServiceInternals = { paymentSessionService_?: SessionRowWriter }
+
+/**
+ * The payment module's own session service (Medusa 2.21 keeps it as
+ * `paymentSessionService_`), which writes only the columns it is given:
+ * updatePaymentSession writes `metadata: undefined` too, which clears it.
+ */
+export function sessionRowWriter(paymentModule: IPaymentModuleService): SessionRowWriter {
+  const writer = (paymentModule as unknown as SessionServiceInternals).paymentSessionService_
+  if (!writer) {
+    throw new Error(
+      "card-service: the payment module has no session service to write to (Medusa version changed?)"
+    )
   }
+  return writer
 }
 
 export function notesOf(metadata: unknown): SessionNotes {
@@ -81,13 +99,7 @@ export async function updateSessionNotes(
       if (!next) {
         return false
       }
-      const internals = paymentModule as unknown as SessionServiceInternals
-      if (!internals.paymentSessionService_) {
-        throw new Error(
-          "card-service: the payment module has no session service to note on (Medusa version changed?)"
-        )
-      }
-      await internals.paymentSessionService_.update({
+      await sessionRowWriter(paymentModule).update({
         id: sessionId,
         metadata: { ...(session.metadata ?? {}), card_service: next },
       })

@@ -596,8 +596,11 @@ describe("a callback copy while another copy settles", () => {
     process.env.CARD_SERVICE_RECONCILE_SCHEDULE = "* * * * *"
     const s = await shop()
     const tx = await s.pay(CARDS.review)
-    s.medusa.payments.paymentSessionService_.update = async () => {
-      throw new Error("metadata unavailable")
+    // Notes write the metadata column only; the attach writes data and status.
+    const writeColumns = s.medusa.payments.paymentSessionService_.update
+    s.medusa.payments.paymentSessionService_.update = async (columns) => {
+      if (columns.metadata !== undefined) throw new Error("metadata unavailable")
+      await writeColumns(columns)
     }
     const outcome = await settleCallback(s.medusa.container as never, s.sessionId, { transactionId: tx }, s.medusa.logger)
     expect(outcome).toEqual({ kind: "pending", cartId: s.cartId })

@@ -12,6 +12,8 @@ import { recordingLogger } from "./provider-sandbox"
  * - `retrievePaymentSession` throws NOT_FOUND for a session it lacks;
  * - `updatePaymentSession` hands the data to the provider's updatePayment and
  *   stores what it returns, and writes `metadata` as given (left out, cleared);
+ *   the module's own `paymentSessionService_.update` writes only the columns
+ *   it is given;
  * - completing a cart authorizes its session with the provider (refused
  *   unless authorized or captured) and makes one order per cart; a cart that
  *   is already an order answers that order (Medusa's own completion guard);
@@ -33,6 +35,7 @@ export type FakeSession = {
   data: Record<string, unknown>
   metadata: Record<string, unknown> | null
   payment_collection_id: string
+  status?: string
 }
 
 type Waiter = () => void
@@ -126,9 +129,21 @@ export class FakePaymentModule {
     retrieveProvider: (id: string) => this.providers.get(id),
   }
 
+  /** The module's own session service: writes only the columns it is given. */
   readonly paymentSessionService_ = {
-    update: async ({ id, metadata }: { id: string; metadata: Record<string, unknown> }) => {
-      this.session(id).metadata = metadata
+    update: async ({
+      id,
+      ...columns
+    }: {
+      id: string
+      metadata?: Record<string, unknown>
+      data?: Record<string, unknown>
+      status?: string
+    }) => {
+      const session = this.session(id)
+      if (columns.metadata !== undefined) session.metadata = columns.metadata
+      if (columns.data !== undefined) session.data = columns.data
+      if (columns.status !== undefined) session.status = columns.status
     },
   }
 
