@@ -18,8 +18,8 @@ const backendUrl = env("MEDUSA_BACKEND_URL", "http://localhost:9000")
 
 /**
  * With REDIS_URL, the production-like modules: locks (which the callback
- * and return routes take per payment session), events and workflows live in
- * Redis, as they must when several Medusa instances serve one store.
+ * and return routes take per payment session), the cache (settled marks),
+ * events and workflows live in Redis, as they must when several Medusa instances serve one store.
  */
 const redisUrl = env("REDIS_URL")
 const redisModules = redisUrl
@@ -36,6 +36,11 @@ const redisModules = redisUrl
             },
           ],
         },
+      },
+      // Shared settled marks (src/checkout/settled-marks.ts), one namespace per store.
+      {
+        resolve: "@medusajs/medusa/cache-redis",
+        options: { redisUrl, namespace: env("REDIS_NAMESPACE", "card-service-dev:") },
       },
       { resolve: "@medusajs/medusa/event-bus-redis", options: { redisUrl } },
       { resolve: "@medusajs/medusa/workflow-engine-redis", options: { redis: { redisUrl } } },

@@ -17,6 +17,7 @@ import { sessionRowWriter } from "../reconciliation/session-notes"
 import { anonymousHint, mayLookUpOrphan } from "./hint-admission"
 import { cardServiceProvider, loadCardServiceSession, PROVIDER_ID_PREFIX } from "./provider-lookup"
 import { settledAlready } from "./settled-check"
+import { writeSettledMark } from "./settled-marks"
 
 /** What the callback and return routes learn from the service or the browser. */
 export type SettleHint = {
@@ -108,9 +109,11 @@ async function settleSession(
   hint: SettleHint
 ): Promise<SettleOutcome> {
   const paymentModule = container.resolve<IPaymentModuleService>(Modules.PAYMENT)
-  const { cartId, orderId, email } = await cartOfSession(container, session)
+  const { cartId, orderId, email, locale } = await cartOfSession(container, session)
   if (orderId && cartId) {
     const released = await releaseLateApproval(provider, session, hint)
+    const settledWith = provider.verifySession(session.data, session.id)?.transaction_id
+    if (settledWith) await writeSettledMark(container, session.id, { transactionId: settledWith, orderId, cartId, locale })
     return { kind: "order", orderId, cartId, ...(released ? { secondPaymentReleased: true } : {}) }
   }
 
@@ -152,7 +155,16 @@ async function settleSession(
       failure: { code: "no_cart", message: "the payment session belongs to no cart" },
     }
   }
-  return await completeCart(container, cartId, session.id)
+  const outcome = await completeCart(container, cartId, session.id)
+  if (outcome.kind === "order") {
+    await writeSettledMark(container, session.id, {
+      transactionId: current.transaction_id,
+      orderId: outcome.orderId,
+      cartId,
+      locale,
+    })
+  }
+  return outcome
 }
 
 /**

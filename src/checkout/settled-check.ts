@@ -2,12 +2,15 @@ import type { MedusaContainer } from "@medusajs/framework/types"
 import type { CardServiceSessionData } from "../providers/card-service/session-data"
 import { loadCardServiceSession } from "./provider-lookup"
 import { cartOfSession, type SettleHint, type SettleOutcome } from "./settle-payment"
+import { readSettledMark } from "./settled-marks"
 
 type OrderOutcome = Extract<SettleOutcome, { kind: "order" }>
 
 /**
  * Read-only, before any lock: the cart is already an order and the hint names
- * the very transaction the session was settled with (or none). Settling under
+ * the very transaction the session was settled with (or none). A session
+ * settled with the hint's transaction is answered from its mark
+ * (settled-marks.ts) without reading the database. Settling under
  * the lock would change nothing and answer this same order, so late callback
  * copies and the browser's return need not queue behind a settlement running
  * for the session to learn it. Every other case (another transaction, which
@@ -34,6 +37,8 @@ export async function lookBeforeLock(
   hint: SettleHint
 ): Promise<{ settled: OrderOutcome | null; collectionId: string | null }> {
   let collectionId: string | null = null
+  const mark = await readSettledMark(container, sessionId, hint.transactionId)
+  if (mark) return { settled: { kind: "order", orderId: mark.orderId, cartId: mark.cartId }, collectionId }
   try {
     // Only the seal is checked here (the sealer is medusa-config.ts's).
     const found = await loadCardServiceSession(container, sessionId, { refreshSettings: false })

@@ -4,6 +4,7 @@ import { sendMessagePage } from "../../../../checkout/html-response"
 import { cardServiceProvider, loadCardServiceSession } from "../../../../checkout/provider-lookup"
 import { cartOfSession, settlePayment, settleUnderLock, SettleOutcome } from "../../../../checkout/settle-payment"
 import { settledOrder } from "../../../../checkout/settled-check"
+import { readSettledMark } from "../../../../checkout/settled-marks"
 import { anyProviderMessages, shopperText } from "../../../../checkout/shopper-text"
 import { failureMessageKey } from "../../../../lib/i18n"
 
@@ -74,7 +75,11 @@ async function handleReturn(
     })
   }
   const { session, provider } = found
-  const cart = await cartOfSession(req.scope, session).catch(() => ({ locale: null, cartId: null, orderId: null }))
+  // A session settled with this transaction has its order and locale marked
+  // (settled-marks.ts): the cart's reads are only needed otherwise.
+  const cart =
+    (await readSettledMark(req.scope, sessionId, transactionId)) ??
+    (await cartOfSession(req.scope, session).catch(() => ({ locale: null, cartId: null, orderId: null })))
   const text = shopperText(req, provider.options.messages, cart.locale)
   const data = provider.verifySession(session.data, session.id)
   const target = provider.returnTarget(data)
