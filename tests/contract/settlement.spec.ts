@@ -278,6 +278,22 @@ describe("settlement of a reported result", () => {
     expect(session.data.email).toBe("grace@example.com")
   })
 
+  it("attaches a transaction on the way to the order by writing its data alone: no notes lock, no metadata read, notes kept", async () => {
+    const s = await shop()
+    const notes = { card_service: { attempts: [s.reference()] }, store: "kept" }
+    s.medusa.payments.session(s.sessionId).metadata = notes
+    const tx = await s.pay()
+    const updatePaymentSession = jest.spyOn(s.medusa.payments, "updatePaymentSession")
+    const listPaymentSessions = jest.spyOn(s.medusa.payments, "listPaymentSessions")
+    expect(await settle(s, callbackHint(tx))).toMatchObject({ kind: "order", cartId: s.cartId })
+    const session = s.medusa.payments.session(s.sessionId)
+    expect(session.data.transaction_id).toBe(tx)
+    expect(session.metadata).toEqual(notes)
+    expect(s.medusa.locking.executed.filter((key) => key.startsWith("card-service:notes:"))).toEqual([])
+    expect(updatePaymentSession).not.toHaveBeenCalled()
+    expect(listPaymentSessions).not.toHaveBeenCalled()
+  })
+
   it.each<[string, (s: Shop) => Promise<string>, number]>([
     ["a decline", (s) => s.pay(CARDS.declined), 0],
     ["an approval of another amount", (s) => s.pay(CARDS.approved, { amount: "29.00" }), 1],
