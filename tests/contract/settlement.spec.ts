@@ -999,6 +999,62 @@ describe("a result for a session already settled", () => {
   })
 })
 
+describe("a result for a session settled with it (its settled mark)", () => {
+  /** The session and cart reads settlement would make without the mark, counted from now. */
+  const readsFrom = (s: Shop) => ({
+    sessions: jest.spyOn(s.medusa.payments, "retrievePaymentSession"),
+    graph: jest.spyOn(s.medusa.carts.query, "graph"),
+  })
+
+  it("answers a late callback copy and the browser's return with the order, reading neither session nor cart", async () => {
+    const s = await shop()
+    const tx = await s.pay()
+    expect((await postCallback(s, callbackBody(tx))).statusCode).toBe(200)
+    const reads = readsFrom(s)
+    const copy = await postCallback(s, callbackBody(tx))
+    expect(copy).toMatchObject({ statusCode: 200, body: { received: true } })
+    expect(reads.sessions).not.toHaveBeenCalled()
+    const back = await browserReturns(s, { transactionId: tx })
+    expect(back.param("status")).toBe("paid")
+    expect(back.param("order_id")).toBe(orders(s)[0])
+    expect(reads.graph).not.toHaveBeenCalled()
+    expect(orders(s)).toHaveLength(1)
+  })
+
+  it("still reads the session for a second tab's approval, and reverses it", async () => {
+    const s = await shop()
+    const order = await settle(s, callbackHint(await s.pay()))
+    const second = await s.pay()
+    const reads = readsFrom(s)
+    expect((await postCallback(s, callbackBody(second))).statusCode).toBe(200)
+    expect(reads.sessions).toHaveBeenCalled()
+    expect(s.reversals(second)).toHaveLength(1)
+    expect(await settle(s, callbackHint(second))).toEqual({ ...order, secondPaymentReleased: true })
+    expect(orders(s)).toHaveLength(1)
+  })
+
+  it.each<[string, "start" | "after the order"]>([
+    ["throws from the start (no mark is written)", "start"],
+    ["throws once the mark is written", "after the order"],
+  ])("answers the same from the database when the cache %s", async (_name, when) => {
+    const s = await shop()
+    const fail = () => (s.medusa.cache.fail = new Error("redis: connection refused"))
+    if (when === "start") fail()
+    const tx = await s.pay()
+    expect((await postCallback(s, callbackBody(tx))).statusCode).toBe(200)
+    if (when === "after the order") fail()
+    expect(await postCallback(s, callbackBody(tx))).toMatchObject({ statusCode: 200, body: { received: true } })
+    const back = await browserReturns(s, { transactionId: tx })
+    expect(back.param("status")).toBe("paid")
+    expect(back.param("order_id")).toBe(orders(s)[0])
+    const second = await s.pay()
+    expect((await browserReturns(s, { transactionId: second })).param("second_payment")).toBe("released")
+    expect(s.reversals(second)).toHaveLength(1)
+    expect(s.reversals(tx)).toHaveLength(0)
+    expect(orders(s)).toHaveLength(1)
+  })
+})
+
 describe("a callback copy that may not be answered at once", () => {
   const reconcileBefore = process.env.CARD_SERVICE_RECONCILE_SCHEDULE
   afterEach(() => {
