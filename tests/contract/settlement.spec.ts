@@ -278,6 +278,22 @@ describe("settlement of a reported result", () => {
     expect(session.data.email).toBe("grace@example.com")
   })
 
+  it("attaches a transaction on the way to the order by writing its data alone: no notes lock, no metadata read, notes kept", async () => {
+    const s = await shop()
+    const notes = { card_service: { attempts: [s.reference()] }, store: "kept" }
+    s.medusa.payments.session(s.sessionId).metadata = notes
+    const tx = await s.pay()
+    const updatePaymentSession = jest.spyOn(s.medusa.payments, "updatePaymentSession")
+    const listPaymentSessions = jest.spyOn(s.medusa.payments, "listPaymentSessions")
+    expect(await settle(s, callbackHint(tx))).toMatchObject({ kind: "order", cartId: s.cartId })
+    const session = s.medusa.payments.session(s.sessionId)
+    expect(session.data.transaction_id).toBe(tx)
+    expect(session.metadata).toEqual(notes)
+    expect(s.medusa.locking.executed.filter((key) => key.startsWith("card-service:notes:"))).toEqual([])
+    expect(updatePaymentSession).not.toHaveBeenCalled()
+    expect(listPaymentSessions).not.toHaveBeenCalled()
+  })
+
   it.each<[string, (s: Shop) => Promise<string>, number]>([
     ["a decline", (s) => s.pay(CARDS.declined), 0],
     ["an approval of another amount", (s) => s.pay(CARDS.approved, { amount: "29.00" }), 1],
@@ -968,6 +984,8 @@ describe("a result for a session already settled", () => {
     const s = await shop()
     const tx = await s.pay()
     const order = await settle(s, callbackHint(tx))
+    // No settled mark (expired, or another cache): the session and its cart are read.
+    s.medusa.cache.entries.clear()
     const before = settleLocks(s)
     const graph = s.medusa.carts.query.graph
     let failures = 1
@@ -978,6 +996,62 @@ describe("a result for a session already settled", () => {
     expect(await settle(s, hint(tx))).toEqual(order)
     expect(settleLocks(s)).toBe(before + 1)
     expect(s.reversals(tx)).toHaveLength(0)
+  })
+})
+
+describe("a result for a session settled with it (its settled mark)", () => {
+  /** The session and cart reads settlement would make without the mark, counted from now. */
+  const readsFrom = (s: Shop) => ({
+    sessions: jest.spyOn(s.medusa.payments, "retrievePaymentSession"),
+    graph: jest.spyOn(s.medusa.carts.query, "graph"),
+  })
+
+  it("answers a late callback copy and the browser's return with the order, reading neither session nor cart", async () => {
+    const s = await shop()
+    const tx = await s.pay()
+    expect((await postCallback(s, callbackBody(tx))).statusCode).toBe(200)
+    const reads = readsFrom(s)
+    const copy = await postCallback(s, callbackBody(tx))
+    expect(copy).toMatchObject({ statusCode: 200, body: { received: true } })
+    expect(reads.sessions).not.toHaveBeenCalled()
+    const back = await browserReturns(s, { transactionId: tx })
+    expect(back.param("status")).toBe("paid")
+    expect(back.param("order_id")).toBe(orders(s)[0])
+    expect(reads.graph).not.toHaveBeenCalled()
+    expect(orders(s)).toHaveLength(1)
+  })
+
+  it("still reads the session for a second tab's approval, and reverses it", async () => {
+    const s = await shop()
+    const order = await settle(s, callbackHint(await s.pay()))
+    const second = await s.pay()
+    const reads = readsFrom(s)
+    expect((await postCallback(s, callbackBody(second))).statusCode).toBe(200)
+    expect(reads.sessions).toHaveBeenCalled()
+    expect(s.reversals(second)).toHaveLength(1)
+    expect(await settle(s, callbackHint(second))).toEqual({ ...order, secondPaymentReleased: true })
+    expect(orders(s)).toHaveLength(1)
+  })
+
+  it.each<[string, "start" | "after the order"]>([
+    ["throws from the start (no mark is written)", "start"],
+    ["throws once the mark is written", "after the order"],
+  ])("answers the same from the database when the cache %s", async (_name, when) => {
+    const s = await shop()
+    const fail = () => (s.medusa.cache.fail = new Error("redis: connection refused"))
+    if (when === "start") fail()
+    const tx = await s.pay()
+    expect((await postCallback(s, callbackBody(tx))).statusCode).toBe(200)
+    if (when === "after the order") fail()
+    expect(await postCallback(s, callbackBody(tx))).toMatchObject({ statusCode: 200, body: { received: true } })
+    const back = await browserReturns(s, { transactionId: tx })
+    expect(back.param("status")).toBe("paid")
+    expect(back.param("order_id")).toBe(orders(s)[0])
+    const second = await s.pay()
+    expect((await browserReturns(s, { transactionId: second })).param("second_payment")).toBe("released")
+    expect(s.reversals(second)).toHaveLength(1)
+    expect(s.reversals(tx)).toHaveLength(0)
+    expect(orders(s)).toHaveLength(1)
   })
 })
 

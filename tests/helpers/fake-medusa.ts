@@ -1,4 +1,4 @@
-import { MedusaError } from "@medusajs/framework/utils"
+import { MedusaError, Modules } from "@medusajs/framework/utils"
 import type CardServiceProviderService from "../../src/providers/card-service/service"
 import { recordingLogger } from "./provider-sandbox"
 
@@ -19,7 +19,9 @@ import { recordingLogger } from "./provider-sandbox"
  *   is already an order answers that order (Medusa's own completion guard);
  * - locks are real: `execute` runs one holder per key at a time;
  * - `query.graph` answers only the `fields` asked for, and
- *   `listPaymentProviders` honours `is_enabled` (disabledProviders).
+ *   `listPaymentProviders` honours `is_enabled` (disabledProviders);
+ * - the cache module (Modules.CACHE) keeps JSON copies in memory, as Medusa's
+ *   in-memory and Redis caches hand back what was stored, not the object.
  * The provider is a real CardServiceProviderService (on the in-process
  * sandbox, tests/helpers/provider-sandbox.ts).
  *
@@ -110,6 +112,28 @@ export class FakeLocking {
   private queue(key: string): Waiter[] {
     if (!this.queues_.has(key)) this.queues_.set(key, [])
     return this.queues_.get(key)!
+  }
+}
+
+/** Medusa's cache module (ICacheService), in memory; set `fail` to make every call throw. */
+export class FakeCache {
+  readonly entries = new Map<string, { json: string; ttl?: number }>()
+  fail: Error | null = null
+
+  async get<T>(key: string): Promise<T | null> {
+    if (this.fail) throw this.fail
+    const entry = this.entries.get(key)
+    return entry ? (JSON.parse(entry.json) as T) : null
+  }
+
+  async set(key: string, data: unknown, ttl?: number): Promise<void> {
+    if (this.fail) throw this.fail
+    this.entries.set(key, { json: JSON.stringify(data), ttl })
+  }
+
+  async invalidate(key: string): Promise<void> {
+    if (this.fail) throw this.fail
+    this.entries.delete(key)
   }
 }
 
@@ -300,6 +324,7 @@ export type FakeMedusa = {
   payments: FakePaymentModule
   carts: FakeCarts
   locking: FakeLocking
+  cache: FakeCache
   logger: ReturnType<typeof recordingLogger>
   /** Registers a card-service provider under Medusa's id pp_card-service_<id>. */
   addProvider: (provider: CardServiceProviderService, id?: string) => string
@@ -324,10 +349,12 @@ export function fakeMedusa(): FakeMedusa {
   const payments = new FakePaymentModule()
   const cartStore = new FakeCarts(payments)
   const locking = new FakeLocking()
+  const cache = new FakeCache()
   const logger = recordingLogger()
   const registry: Record<string, unknown> = {
     payment: payments,
     locking,
+    [Modules.CACHE]: cache,
     query: cartStore.query,
     logger,
     fakeCarts: cartStore,
@@ -343,6 +370,7 @@ export function fakeMedusa(): FakeMedusa {
     payments,
     carts: cartStore,
     locking,
+    cache,
     logger,
     addProvider: (provider, id = "default") => {
       const providerId = `pp_card-service_${id}`
