@@ -2,7 +2,7 @@ import type { MedusaContainer } from "@medusajs/framework/types"
 import type { CardServiceSessionData } from "../providers/card-service/session-data"
 import { loadCardServiceSession } from "./provider-lookup"
 import { cartOfSession, type SettleHint, type SettleOutcome } from "./settle-payment"
-import { readSettledMark } from "./settled-marks"
+import { readSettledMark, writeSettledMark } from "./settled-marks"
 
 type OrderOutcome = Extract<SettleOutcome, { kind: "order" }>
 
@@ -46,7 +46,20 @@ export async function lookBeforeLock(
     collectionId = found.session.payment_collection_id ?? null
     const data = found.provider.verifySession(found.session.data, found.session.id)
     if (!data?.transaction_id) return { settled: null, collectionId }
-    return { settled: settledOrder(data, await cartOfSession(container, found.session), hint), collectionId }
+    const cart = await cartOfSession(container, found.session)
+    const settled = settledOrder(data, cart, hint)
+    // Settled without this plugin's settlement marking it (the storefront
+    // completed the cart, or the mark expired or lives on another instance's
+    // cache): marked now, so the next copy and the return need no reads.
+    if (settled) {
+      await writeSettledMark(container, sessionId, {
+        transactionId: data.transaction_id,
+        orderId: settled.orderId,
+        cartId: settled.cartId,
+        locale: cart.locale,
+      })
+    }
+    return { settled, collectionId }
   } catch {
     return { settled: null, collectionId }
   }

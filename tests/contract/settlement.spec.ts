@@ -1021,6 +1021,22 @@ describe("a result for a session settled with it (its settled mark)", () => {
     expect(orders(s)).toHaveLength(1)
   })
 
+  it("marks a session found settled by the database (mark expired, or kept by another instance), so the next copy reads nothing", async () => {
+    const s = await shop()
+    const tx = await s.pay()
+    expect((await postCallback(s, callbackBody(tx))).statusCode).toBe(200)
+    s.medusa.cache.entries.clear()
+    const firstReads = readsFrom(s)
+    expect((await postCallback(s, callbackBody(tx))).statusCode).toBe(200)
+    expect(firstReads.sessions).toHaveBeenCalled()
+    jest.restoreAllMocks()
+    const reads = readsFrom(s)
+    expect(await postCallback(s, callbackBody(tx))).toMatchObject({ statusCode: 200, body: { received: true } })
+    expect(reads.sessions).not.toHaveBeenCalled()
+    expect(reads.graph).not.toHaveBeenCalled()
+    expect(orders(s)).toHaveLength(1)
+  })
+
   it("still reads the session for a second tab's approval, and reverses it", async () => {
     const s = await shop()
     const order = await settle(s, callbackHint(await s.pay()))
