@@ -59,20 +59,32 @@ export type CallbackDelivery = {
 
 type Logger = { debug?: (msg: string) => void; warn: (msg: string) => void }
 
+/** Callbacks in flight to one merchant origin at once, unless the sandbox is told otherwise. */
+export const DEFAULT_CALLBACK_CONNECTIONS = 16
+
 /** Sends result callbacks, keeps a log of every attempt, and can be cancelled as a whole. */
 export class CallbackDispatcher {
   readonly deliveries: CallbackDelivery[] = []
-  private readonly agent = new Agent({
-    connections: 16,
-    keepAliveTimeout: 1000,
-  })
+  private readonly agent: Agent
   private readonly abort = new AbortController()
   private readonly timers = new Set<NodeJS.Timeout>()
   private readonly waiters = new Set<() => void>()
   private readonly sleepers = new Set<() => void>()
   private closed = false
 
-  constructor(private readonly logger: Logger) {
+  /**
+   * `connections`: how many callbacks it delivers to one merchant origin at
+   * once (the interface does not say; a delivery waits for a free one, and
+   * its attempt's `at` is when it was queued).
+   */
+  constructor(
+    private readonly logger: Logger,
+    connections = DEFAULT_CALLBACK_CONNECTIONS
+  ) {
+    if (!Number.isInteger(connections) || connections < 1) {
+      throw new RangeError(`callbackConnections must be a whole number of 1 or more, got ${connections}`)
+    }
+    this.agent = new Agent({ connections, keepAliveTimeout: 1000 })
     // Every in-flight callback listens on the one signal that close() aborts.
     setMaxListeners(0, this.abort.signal)
   }

@@ -42,6 +42,11 @@ export type SandboxOptions = {
   callbackFormat?: "json" | "form"
   /** Initial callback knobs (see CallbackKnobs). */
   callbackKnobs?: Partial<CallbackKnobs>
+  /**
+   * How many callbacks are delivered to one merchant origin at once; the
+   * others wait for a free connection. Default 16.
+   */
+  callbackConnections?: number
   /** The clock behind verification lifetimes, the 104 window, expiry and settlement. */
   now?: () => number
   /** Receives one line per request at debug level; never card numbers or secrets. */

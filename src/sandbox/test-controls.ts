@@ -74,7 +74,7 @@ export class SandboxTestControls {
         this.now,
         () => this.verificationTtlMs
       ),
-      dispatcher: new CallbackDispatcher(logger),
+      dispatcher: new CallbackDispatcher(logger, options.callbackConnections),
       faults: new FaultQueue(),
       codeScoping: () => this.codeScoping,
       formCodeUses: [],

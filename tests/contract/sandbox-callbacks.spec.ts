@@ -248,6 +248,40 @@ describe("result callback knobs (section 6, wire-choices delivery)", () => {
     await merchant.waitForCallbacks(2)
   })
 
+  describe("callbackConnections: how many callbacks are delivered to one merchant at once", () => {
+    /** Four payments whose callbacks the merchant holds until `held` of them are in. */
+    const fourPaymentsHolding = async (connections: number, held: number) => {
+      const limited = await startSandbox({ callbackConnections: connections })
+      try {
+        const release = merchant.holdAnswers()
+        const limitedCode = await authorize(limited)
+        const payments = [1, 2, 3, 4].map(() =>
+          submitOrder(limited, orderForm(limited, limitedCode, merchant))
+        )
+        const inFlight = (await merchant.waitForCallbacks(held)).length
+        release()
+        await Promise.all(payments)
+        return { inFlight, delivered: merchant.received.length, connections: merchant.connections }
+      } finally {
+        await limited.close()
+      }
+    }
+
+    it("delivers all four at once when allowed four", async () => {
+      expect(await fourPaymentsHolding(4, 4)).toEqual({ inFlight: 4, delivered: 4, connections: 4 })
+    })
+
+    it("keeps the others waiting for a free connection when allowed two", async () => {
+      expect(await fourPaymentsHolding(2, 2)).toEqual({ inFlight: 2, delivered: 4, connections: 2 })
+    })
+
+    it.each([0, -1, 1.5, Number.NaN])("refuses %p", async (connections) => {
+      await expect((async () => startSandbox({ callbackConnections: connections }))()).rejects.toThrow(
+        /callbackConnections must be a whole number of 1 or more/
+      )
+    })
+  })
+
   it("close() cancels pending callback timers", async () => {
     const closing = await startSandbox({ callbackKnobs: { delayMs: 50 } })
     // The marker: another sandbox's callback, due 300 ms after a payment made

@@ -87,6 +87,8 @@ export type MerchantStub = {
   callbackLocation: string
   redirectUrl: string
   received: ReceivedCallback[]
+  /** TCP connections the sandbox opened to this merchant so far. */
+  connections: number
   /** Status for the n-th callback received (0-based); default 200. */
   statusFor: (n: number) => number
   /**
@@ -141,6 +143,10 @@ export async function startMerchantStub(): Promise<MerchantStub> {
     }
     res.writeHead(404)
     res.end()
+  })
+  stub.connections = 0
+  server.on("connection", () => {
+    stub.connections += 1
   })
   await new Promise<void>((resolve) => server.listen(0, "127.0.0.1", resolve))
   const base = `http://127.0.0.1:${(server.address() as AddressInfo).port}`
