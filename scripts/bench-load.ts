@@ -7,7 +7,7 @@
  * be zero, and where the card path's time went (scripts/lib/load-split.ts).
  * A benchmark, not a test: the goals are reported, not asserted.
  *
- *   npm run bench:load -- [--concurrency 10,50,100] [--checkouts N] [--time-cap S] [--faults] [--cpu-profile]
+ *   npm run bench:load -- [--concurrency 10,50,100] [--checkouts N] [--time-cap S] [--faults] [--cpu-profile] [--no-auto-capture]
  *
  * --checkouts: checkouts per provider at each concurrency (default: twice the
  * concurrency, at least 40). --time-cap: seconds per concurrency before no
@@ -16,6 +16,8 @@
  * one instance, a Redis restart). --cpu-profile: each instance writes a V8 CPU
  * profile when it stops, into cpu-profiles/ of the log directory printed at
  * start; `npm run bench:profile -- <that directory>` says where the time went.
+ * --no-auto-capture: the provider authorizes only (Medusa records no capture
+ * at completion), to see what automatic capture costs.
  */
 import os from "node:os"
 import { startCluster, Cluster } from "./lib/load-cluster"
@@ -36,6 +38,7 @@ type Options = {
   faults: boolean
   faultCheckouts: number
   cpuProfile: boolean
+  autoCapture: boolean
 }
 
 function parseArgs(argv: string[]): Options {
@@ -45,6 +48,7 @@ function parseArgs(argv: string[]): Options {
     faults: false,
     faultCheckouts: 30,
     cpuProfile: false,
+    autoCapture: true,
   }
   for (let i = 0; i < argv.length; i++) {
     const arg = argv[i]
@@ -67,6 +71,7 @@ function parseArgs(argv: string[]): Options {
       options.faultCheckouts = positive(value())
     else if (arg === "--faults") options.faults = true
     else if (arg === "--cpu-profile") options.cpuProfile = true
+    else if (arg === "--no-auto-capture") options.autoCapture = false
     else throw new Error(`unknown argument ${arg}`)
   }
   if (options.levels.some((n) => n > 200))
@@ -131,6 +136,17 @@ function spread(cluster: Cluster, run: RunResult): number {
   ).length
 }
 
+/** The machine's CPU time per completed checkout of each side, from /proc/stat (load-shoppers.ts). */
+function cpuLines(run: RunResult, card: Side, system: Side): string[] {
+  if (!run.cpuMs || card.n === 0 || system.n === 0) return []
+  const perCard = run.cpuMs.card / card.n
+  const perSystem = run.cpuMs.system / system.n
+  return [
+    `  machine CPU per checkout (all processes, during each side's rounds): card ${perCard.toFixed(0)} ms, ` +
+      `system ${perSystem.toFixed(0)} ms, ratio ${(perCard / perSystem).toFixed(2)}x`,
+  ]
+}
+
 function report(
   cluster: Cluster,
   title: string,
@@ -149,6 +165,7 @@ function report(
     `  ${"".padEnd(20)} ${"done".padStart(5)} ${"failed".padStart(6)} ${"per s".padStart(8)} ${"p50 ms".padStart(7)} ${"p95 ms".padStart(7)} ${"p99 ms".padStart(7)}`,
     row("card service", card),
     row("pp_system_default", system),
+    ...cpuLines(run, card, system),
     `  ratio card/system: throughput ${f(card.perSecond / system.perSecond, 2)}x (goal >= 0.9), ` +
       `p50 ${f(card.p50 / system.p50, 2)}x, p95 ${f(card.p95 / system.p95, 2)}x, p99 ${f(card.p99 / system.p99, 2)}x (goal <= 1.2)`,
     `  must be zero: double orders ${counts.doubleOrders}, double captures ${counts.doubleCaptures}, ` +
@@ -219,6 +236,7 @@ async function main() {
     // A variant per concurrent shopper (see demo-seed.ts, seedLoadProduct).
     variants: Math.max(...options.levels),
     cpuProfile: options.cpuProfile,
+    autoCapture: options.autoCapture,
   })
   const stop = async () => {
     log("stopping")

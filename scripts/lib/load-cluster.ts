@@ -78,6 +78,7 @@ export async function startCluster({
   variants = 0,
   keepLogs = true,
   cpuProfile = false,
+  autoCapture = true,
 }: {
   log?: Log
   dbEnv?: Record<string, string | undefined>
@@ -96,6 +97,8 @@ export async function startCluster({
    * reads them).
    */
   cpuProfile?: boolean
+  /** The provider's automatic capture (CARD_SERVICE_AUTO_CAPTURE); on unless told otherwise. */
+  autoCapture?: boolean
 } = {}): Promise<Cluster> {
   const logDir = fs.mkdtempSync(path.join(os.tmpdir(), "card-service-load-"))
   const cleanups: Array<() => Promise<void>> = []
@@ -222,7 +225,7 @@ export async function startCluster({
       CARD_SERVICE_MERCHANT_ID: sandbox.credentials.merchantId,
       CARD_SERVICE_MODE: "test",
       CARD_SERVICE_TEST_URL: sandbox.url,
-      CARD_SERVICE_AUTO_CAPTURE: "true",
+      CARD_SERVICE_AUTO_CAPTURE: String(autoCapture),
       CARD_SERVICE_SESSION_SECRET: "load-benchmark-session-secret-0123456789",
     }
     delete env.NODE_OPTIONS

@@ -4,6 +4,7 @@
  * them (no browser: the form post carries the headers a browser's navigation
  * sends), and the audit of what they left behind.
  */
+import fs from "node:fs"
 import { randomUUID } from "node:crypto"
 import { performance } from "node:perf_hooks"
 import { request } from "undici"
@@ -374,6 +375,13 @@ async function waitForOrder(
 export type RunResult = {
   concurrency: number
   wallMs: { card: number; system: number }
+  /**
+   * CPU time the whole machine spent during each provider's rounds (every
+   * process: the instances, PostgreSQL, Redis, this process with the sandbox
+   * and the proxy), from /proc/stat; null where there is none. Work a round
+   * leaves behind (events, the sweep) lands in the next round's.
+   */
+  cpuMs: { card: number; system: number } | null
   results: CheckoutResult[]
   timedOut: boolean
 }
@@ -406,6 +414,7 @@ export async function runShoppers(
   await client.loadCatalog()
   const results: CheckoutResult[] = []
   const wallMs = { card: 0, system: 0 }
+  let cpuMs: RunResult["cpuMs"] = machineCpuMs() === null ? null : { card: 0, system: 0 }
   const deadline = Date.now() + timeCapMs
   // A provider left out counts as done.
   let done = {
@@ -428,16 +437,21 @@ export async function runShoppers(
       // shop's cart API under saturation, not the payment path.
       const prepared = await prepareRound(client, provider, size)
       const started = performance.now()
+      const cpuBefore = machineCpuMs()
       onPayments?.()
       const round = await Promise.all(
         prepared.map((p) => (provider === "card" ? client.cardCheckout(p) : client.systemCheckout(p)))
       )
       wallMs[provider] += performance.now() - started
+      const cpuAfter = machineCpuMs()
+      if (cpuMs && cpuBefore !== null && cpuAfter !== null) {
+        cpuMs = { ...cpuMs, [provider]: cpuMs[provider] + cpuAfter - cpuBefore }
+      }
       done = { ...done, [provider]: done[provider] + size }
       results.push(...round)
     }
   }
-  return { concurrency, wallMs, results, timedOut }
+  return { concurrency, wallMs, cpuMs, results, timedOut }
 }
 
 async function prepareRound(
@@ -566,3 +580,22 @@ export function percentile(values: number[], q: number): number {
 }
 
 export { CARD_PROVIDER_ID, SYSTEM_PROVIDER_ID }
+
+/**
+ * CPU time the machine has spent since boot, all cores, in ms (Linux
+ * /proc/stat: user, nice, system, irq, softirq and steal; not idle or
+ * iowait), or null without /proc/stat.
+ */
+export function machineCpuMs(): number | null {
+  let line: string
+  try {
+    line = fs.readFileSync("/proc/stat", "utf8").split("\n")[0]
+  } catch {
+    return null
+  }
+  const fields = line.trim().split(/\s+/).slice(1).map(Number)
+  const [user, nice, system, , , irq, softirq, steal] = fields
+  const ticks = [user, nice, system, irq, softirq, steal ?? 0].reduce((sum, n) => sum + (Number.isFinite(n) ? n : 0), 0)
+  // USER_HZ is 100 on Linux.
+  return ticks * 10
+}
