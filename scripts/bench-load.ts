@@ -172,6 +172,7 @@ function report(
       `approvals left behind ${counts.approvalsLeftBehind}, 5xx from Medusa ${counts.upstream5xx - reported5xx} ` +
       `(run total ${counts.upstream5xx}; the other counts are totals over the run)`,
     `  also: orders without a capture ${counts.ordersWithoutCapture}, callback copies never delivered ${counts.undeliveredCallbacks}`,
+    ...counts.leftBehindDetails.map((detail) => `  left behind: ${detail}`),
     `  sessions whose callbacks and return reached both instances: ${spread(cluster, run)} of ${side(run, "card").n}`,
     ...extra.map((line) => `  ${line}`),
     ...splitLines(measureSplit(cluster, run.results)).map((line) => `  ${line}`),

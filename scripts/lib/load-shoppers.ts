@@ -480,6 +480,8 @@ export type Audit = {
   doubleOrders: number
   doubleCaptures: number
   approvalsLeftBehind: number
+  /** Each approval left behind: its transaction, reference, cart (when a shopper of the run paid it) and whether that cart has an order. */
+  leftBehindDetails: string[]
   ordersWithoutCapture: number
   undeliveredCallbacks: number
   upstream5xx: number
@@ -529,11 +531,19 @@ export async function audit(
       reversed.add(t.originalTransactionId)
   }
   let leftBehind = 0
+  const leftBehindDetails: string[] = []
   let withoutCapture = 0
   for (const approval of approvals) {
     const cartId = cartOfTransaction.get(approval.transactionId)
     const hasOrder = cartId !== undefined && ordered.has(cartId)
-    if (!hasOrder && !reversed.has(approval.transactionId)) leftBehind++
+    if (!hasOrder && !reversed.has(approval.transactionId)) {
+      leftBehind++
+      leftBehindDetails.push(
+        `approval ${approval.transactionId} (reference ${approval.merchantReferenceCode}, ` +
+          (cartId ? `cart ${cartId} without an order` : "paid by no shopper of this run") +
+          ")"
+      )
+    }
     if (hasOrder && !capturesOf.get(approval.transactionId)) withoutCapture++
   }
   const undelivered = undeliveredCallbacks(cluster)
@@ -542,6 +552,7 @@ export async function audit(
     doubleOrders: doubles.length,
     doubleCaptures: [...capturesOf.values()].filter((n) => n > 1).length,
     approvalsLeftBehind: leftBehind,
+    leftBehindDetails,
     ordersWithoutCapture: withoutCapture,
     undeliveredCallbacks: undelivered,
     upstream5xx: cluster.counters.upstream5xx,

@@ -108,11 +108,7 @@ describe("a cache that cannot say", () => {
   it("gives no mark, after 250 ms, when it never answers", async () => {
     jest.useFakeTimers()
     const answer = readSettledMark(containerWith({ get: never }), "payses_1", TX)
-    let settled = false
-    void answer.then(() => (settled = true))
-    await jest.advanceTimersByTimeAsync(249)
-    expect(settled).toBe(false)
-    await jest.advanceTimersByTimeAsync(1)
+    await expectSettledAt250ms(answer)
     expect(await answer).toBeNull()
   })
 
@@ -125,11 +121,17 @@ describe("a cache that cannot say", () => {
   it("does not hold up the settlement that writes a mark past 250 ms when it never answers", async () => {
     jest.useFakeTimers()
     const written = writeSettledMark(containerWith({ set: never }), "payses_1", mark)
-    let settled = false
-    void written.then(() => (settled = true))
-    await jest.advanceTimersByTimeAsync(249)
-    expect(settled).toBe(false)
-    await jest.advanceTimersByTimeAsync(1)
+    await expectSettledAt250ms(written)
     await expect(written).resolves.toBeUndefined()
   })
 })
+
+/** On jest's fake clock: `pending` is still pending at 249 ms and settled at 250 ms. */
+async function expectSettledAt250ms(pending: Promise<unknown>) {
+  let settled = false
+  void pending.then(() => (settled = true))
+  await jest.advanceTimersByTimeAsync(249)
+  expect(settled).toBe(false)
+  await jest.advanceTimersByTimeAsync(1)
+  expect(settled).toBe(true)
+}
