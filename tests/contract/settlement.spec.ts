@@ -38,7 +38,13 @@ let provider: CardServiceProviderService
 
 beforeAll(async () => {
   env = await providerOnSandbox()
-  provider = env.provider()
+  // One provider for the whole file, so one overall anonymous-call budget
+  // (20 calls a second, a burst of 100: call-budget.ts) for every test's
+  // callbacks and returns; at the default, a fast run spent it and a test
+  // met CallBudgetExceeded by the order it ran in. The overall budget has
+  // its own tests (tests/unit/checkout/call-budget.spec.ts); the per-session
+  // budget, which tests here spend, is unchanged.
+  provider = env.provider({ anonymousCallRate: 10_000 })
 })
 afterAll(async () => {
   await env.close()
