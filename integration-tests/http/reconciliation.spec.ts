@@ -39,6 +39,13 @@ const GRACE_MS = 15 * 60 * 1000
  */
 medusaIntegrationTestRunner({
   testSuite: ({ api, getContainer }) => {
+    /** The pay page's form answer for a session, as a second browser tab loads it. */
+    const payPageOf = async (publishableKey: string, sessionId: string) =>
+      (
+        await api.get(`/store/card-service/sessions/${sessionId}/form`, {
+          headers: { "x-publishable-api-key": publishableKey },
+        })
+      ).data
     const sandbox = () => env.sandbox()
     beforeEach(() => sandbox().resetKnobs())
 
@@ -320,10 +327,7 @@ medusaIntegrationTestRunner({
         getContainer()
       )
       // Both tabs load the pay page before either pays.
-      const { data: secondTab } = await api.get(
-        `/store/card-service/sessions/${session.id}/form`,
-        { headers: { "x-publishable-api-key": store.publishableKey } }
-      )
+      const secondTab = await payPageOf(store.publishableKey, session.id)
       await payLikeABrowser(
         api,
         store.publishableKey,
@@ -360,10 +364,7 @@ medusaIntegrationTestRunner({
       )
       // Both tabs load the pay page; the second pays first, while the
       // service is down, so its approval is known only from a noted hint.
-      const { data: secondTab } = await api.get(
-        `/store/card-service/sessions/${session.id}/form`,
-        { headers: { "x-publishable-api-key": store.publishableKey } }
-      )
+      const secondTab = await payPageOf(store.publishableKey, session.id)
       const secondReference = secondTab.form.fields.merchantReferenceCode
       const secondTransaction = await whileRetrieveIsDown(session.id, () =>
         postPaymentForm(secondTab.form, CARDS.approved)

@@ -56,6 +56,18 @@ medusaIntegrationTestRunner({
         })
       ).data.form
 
+    /**
+     * A cart whose pay page is open in two tabs, loaded before either pays;
+     * the service's callbacks are dropped, so the test delivers them.
+     */
+    const cartInTwoTabs = async () => {
+      const { store, cart, session } = await cartWithSession(api, getContainer())
+      const firstTab = await formOf(store.publishableKey, session.id)
+      const secondTab = await formOf(store.publishableKey, session.id)
+      sandbox().setCallbackKnobs({ drop: true })
+      return { store, cart, session, firstTab, secondTab }
+    }
+
     describe("a later result of this session reported after its approval (a second tab's card)", () => {
       it.each([
         ["a decline", CARDS.declined, (fields: Record<string, string>) => fields, "declined", []],
@@ -69,11 +81,8 @@ medusaIntegrationTestRunner({
       ])(
         "%s does not replace the approval: the cart becomes an order with it, and no approved money is left held",
         async (_, card, editFields, secondStatus, secondReversals) => {
-          const { store, cart, session } = await cartWithSession(api, getContainer())
           // Both tabs load the pay page before either pays.
-          const firstTab = await formOf(store.publishableKey, session.id)
-          const secondTab = await formOf(store.publishableKey, session.id)
-          sandbox().setCallbackKnobs({ drop: true })
+          const { cart, session, firstTab, secondTab } = await cartInTwoTabs()
           const approved = await postPaymentForm(firstTab, CARDS.approved)
           const approval = transactionOf(approved.serviceLocation)
 
@@ -116,10 +125,8 @@ medusaIntegrationTestRunner({
 
     describe("a decline reported after the approval while the service cannot say what the approval is", () => {
       it("does not tell the shopper to pay again, and the approval's next delivery makes the order", async () => {
-        const { store, cart, session } = await cartWithSession(api, getContainer())
-        const firstTab = await formOf(store.publishableKey, session.id)
-        const secondTab = await formOf(store.publishableKey, session.id)
-        sandbox().setCallbackKnobs({ drop: true })
+        // Both tabs load the pay page before either pays.
+        const { cart, session, firstTab, secondTab } = await cartInTwoTabs()
         const approval = transactionOf((await postPaymentForm(firstTab, CARDS.approved)).serviceLocation)
         sandbox().injectFault({ type: "delay", ms: 0, count: 1, path: "/payment/retrieve" })
         sandbox().injectFault({ type: "status", status: 503, count: 3, path: "/payment/retrieve" })
@@ -146,10 +153,8 @@ medusaIntegrationTestRunner({
 
     describe("two approvals of one session reported at the same moment (two tabs paid)", () => {
       it("one becomes the order and the other is reversed: no approved money is left held", async () => {
-        const { store, cart, session } = await cartWithSession(api, getContainer())
-        const firstTab = await formOf(store.publishableKey, session.id)
-        const secondTab = await formOf(store.publishableKey, session.id)
-        sandbox().setCallbackKnobs({ drop: true })
+        // Both tabs load the pay page before either pays.
+        const { cart, session, firstTab, secondTab } = await cartInTwoTabs()
         const first = await postPaymentForm(firstTab, CARDS.approved)
         const second = await postPaymentForm(secondTab, CARDS.approvedMastercard)
         const approvals = [transactionOf(first.serviceLocation), transactionOf(second.serviceLocation)]

@@ -1,3 +1,4 @@
+import { authorizationRecord } from "../../helpers/transaction-records"
 import { MockAgent, errors } from "undici"
 import type { MockInterceptor } from "undici/types/mock-interceptor"
 import {
@@ -727,18 +728,7 @@ describe("verification code: single flight and refresh once", () => {
         return headersOf(opts).authorization === CODE_2
           ? {
               statusCode: 200,
-              data: {
-                merchantReferenceCode: "o",
-                transactionId: "t1",
-                originalTransactionId: "",
-                step: "AUTHORIZATION",
-                reasonCode: "100",
-                status: "successful",
-                cardType: "VISA",
-                currencyCode: "978",
-                amount: 1,
-                cardSuffix: "1111",
-              },
+              data: authorizationRecord(),
             }
           : { statusCode: 401, data: { error: "invalid_authorization" } }
       })

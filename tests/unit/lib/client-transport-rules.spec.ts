@@ -1,3 +1,4 @@
+import { authorizationRecord } from "../../helpers/transaction-records"
 import { MockAgent, type Dispatcher } from "undici"
 import type { MockInterceptor } from "undici/types/mock-interceptor"
 import {
@@ -39,18 +40,7 @@ const accept = {
   originalTransactionId: "auth-1",
 }
 
-const record21 = {
-  merchantReferenceCode: "o",
-  transactionId: "t1",
-  originalTransactionId: "",
-  step: "AUTHORIZATION",
-  reasonCode: "100",
-  status: "successful",
-  cardType: "VISA",
-  currencyCode: "978",
-  amount: 1,
-  cardSuffix: "1111",
-}
+const record21 = authorizationRecord()
 
 function authorizationOf(opts: ReplyOptions): string | undefined {
   const raw = (opts.headers ?? {}) as Record<string, string>
@@ -121,6 +111,28 @@ function acceptCaptures(pool: ReturnType<MockAgent["get"]>): { calls: () => numb
     })
     .persist()
   return { calls: () => calls }
+}
+
+/**
+ * Captures answered by the code they carry: accepted when `accepts` says so,
+ * else 401 invalid_authorization. The codes seen, in order of arrival.
+ */
+function capturesByCode(
+  pool: ReturnType<MockAgent["get"]>,
+  accepts: (code: string | undefined) => boolean
+): (string | undefined)[] {
+  const seen: (string | undefined)[] = []
+  pool
+    .intercept({ path: "/capture", method: "POST" })
+    .reply<object>((opts) => {
+      const code = authorizationOf(opts)
+      seen.push(code)
+      return accepts(code)
+        ? { statusCode: 200, data: accept }
+        : { statusCode: 401, data: { error: "invalid_authorization" } }
+    })
+    .persist()
+  return seen
 }
 
 /** A failed GET /authorize in a sequence of codes served. */
@@ -459,16 +471,7 @@ describe("the verification code is fetched once and a failed fetch does not undo
     const { pool, client, held, release } = setup({}, "/capture")
     const codes = serveCodes(pool, [CODE_1, CODE_2, CODE_3])
     await client.getVerificationCode()
-    const seen: (string | undefined)[] = []
-    pool
-      .intercept({ path: "/capture", method: "POST" })
-      .reply<object>((opts) => {
-        seen.push(authorizationOf(opts))
-        return authorizationOf(opts) === CODE_1
-          ? { statusCode: 401, data: { error: "invalid_authorization" } }
-          : { statusCode: 200, data: accept }
-      })
-      .persist()
+    const seen = capturesByCode(pool, (code) => code !== CODE_1)
     // The first capture (CODE_1) is held; the second has CODE_1 rejected,
     // fetches CODE_2 and gets through; then the first is rejected, late.
     const late = client.capture(followOn)
@@ -491,16 +494,7 @@ describe("a late rejection after a failed refresh", () => {
     // Codes: CODE_1, then a failed fetch, then CODE_2.
     const codes = serveCodes(pool, [CODE_1, FETCH_FAILS, CODE_2])
     await client.getVerificationCode()
-    const seen: (string | undefined)[] = []
-    pool
-      .intercept({ path: "/capture", method: "POST" })
-      .reply<object>((opts) => {
-        seen.push(authorizationOf(opts))
-        return authorizationOf(opts) === CODE_2
-          ? { statusCode: 200, data: accept }
-          : { statusCode: 401, data: { error: "invalid_authorization" } }
-      })
-      .persist()
+    const seen = capturesByCode(pool, (code) => code === CODE_2)
     // The first capture is held; the second has CODE_1 rejected and its
     // refresh fails, leaving the client without a code; then the first is
     // rejected, late.

@@ -1,5 +1,6 @@
 import type { TransactionRecord } from "../../../src/lib/wire-schemas"
 import { checkApproval } from "../../../src/providers/card-service/approval-check"
+import { authorizationRecord } from "../../helpers/transaction-records"
 
 const session = {
   session_id: "payses_01",
@@ -8,19 +9,13 @@ const session = {
   amount_minor: "1050",
 }
 
-const approval: TransactionRecord = {
+const approval: TransactionRecord = authorizationRecord({
   merchantReferenceCode: "01.nonce.mac",
   transactionId: "100000000000000000001",
-  originalTransactionId: "",
-  step: "AUTHORIZATION",
-  reasonCode: "100",
-  status: "successful",
-  cardType: "VISA",
-  currencyCode: "978",
   amount: 10.5,
   cardPrefix: "400000",
   cardSuffix: "1000",
-}
+})
 
 /** Only "01.nonce.mac" belongs, and only to payses_01. */
 const belongs = (reference: string, sessionId: string) =>
