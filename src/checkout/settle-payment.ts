@@ -110,14 +110,15 @@ async function settleSession(
 ): Promise<SettleOutcome> {
   const paymentModule = container.resolve<IPaymentModuleService>(Modules.PAYMENT)
   const { cartId, orderId, email, locale } = await cartOfSession(container, session)
+  const data = provider.verifySession(session.data, session.id)
   if (orderId && cartId) {
-    const released = await releaseLateApproval(provider, session, hint)
-    const settledWith = provider.verifySession(session.data, session.id)?.transaction_id
-    if (settledWith) await writeSettledMark(container, session.id, { transactionId: settledWith, orderId, cartId, locale })
+    const released = await releaseLateApproval(provider, data, session, hint)
+    if (data?.transaction_id) {
+      await writeSettledMark(container, session.id, { transactionId: data.transaction_id, orderId, cartId, locale })
+    }
     return { kind: "order", orderId, cartId, ...(released ? { secondPaymentReleased: true } : {}) }
   }
 
-  const data = provider.verifySession(session.data, session.id)
   if (!data || !matchesMedusaRecord(data, session)) {
     return {
       kind: "failed",
@@ -205,10 +206,10 @@ async function attachToSession(
  */
 async function releaseLateApproval(
   provider: CardServiceProviderService,
+  data: CardServiceSessionData | null,
   session: PaymentSessionDTO,
   hint: SettleHint
 ): Promise<boolean> {
-  const data = provider.verifySession(session.data, session.id)
   if (!hint.transactionId || !data || hint.transactionId === data.transaction_id) {
     return false
   }
