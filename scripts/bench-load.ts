@@ -24,6 +24,7 @@ import { startCluster, Cluster } from "./lib/load-cluster"
 import { measureSplit, splitLines } from "./lib/load-split"
 import {
   audit,
+  followLeftBehind,
   Audit,
   CheckoutResult,
   percentile,
@@ -109,6 +110,7 @@ function side(run: RunResult, provider: "card" | "system"): Side {
 
 // 5xx already shown by an earlier report: each report shows its own phase's.
 let reported5xx = 0
+let reportedCallback5xx = 0
 
 /**
  * The machine's 1-minute load average, sampled every 10 s since the last
@@ -171,6 +173,8 @@ function report(
     `  must be zero: double orders ${counts.doubleOrders}, double captures ${counts.doubleCaptures}, ` +
       `approvals left behind ${counts.approvalsLeftBehind}, 5xx from Medusa ${counts.upstream5xx - reported5xx} ` +
       `(run total ${counts.upstream5xx}; the other counts are totals over the run)`,
+    `  of those 5xx: ${counts.upstream5xx - reported5xx - (counts.callback5xx - reportedCallback5xx)} to shoppers, ` +
+      `${counts.callback5xx - reportedCallback5xx} to the service's callbacks (the plugin's "deliver again")`,
     `  also: orders without a capture ${counts.ordersWithoutCapture}, callback copies never delivered ${counts.undeliveredCallbacks}`,
     ...counts.leftBehindDetails.map((detail) => `  left behind: ${detail}`),
     `  sessions whose callbacks and return reached both instances: ${spread(cluster, run)} of ${side(run, "card").n}`,
@@ -183,12 +187,30 @@ function report(
   for (const error of errors) lines.push(`  failure: ${error}`)
   lines.push(loadLine())
   reported5xx = counts.upstream5xx
+  reportedCallback5xx = counts.callback5xx
   // Which requests Medusa answered with 5xx since the last report (the
   // instances' logs, in the directory printed at start, say why).
   for (const answer of cluster.counters.upstream5xxPaths.splice(0)) {
     lines.push(`  5xx: ${answer}`)
   }
   process.stdout.write(lines.join("\n") + "\n")
+}
+
+/**
+ * report, then what became of each approval the audit found left behind
+ * (followLeftBehind): a delay the sweep ends is told apart from a loss.
+ */
+async function reportAndFollow(
+  cluster: Cluster,
+  title: string,
+  run: RunResult,
+  counts: Audit,
+  all: CheckoutResult[],
+  extra: string[] = []
+) {
+  report(cluster, title, run, counts, extra)
+  const lines = await followLeftBehind(cluster, all, counts.leftBehindIds)
+  if (lines.length) process.stdout.write(lines.map((line) => `  ${line}`).join("\n") + "\n")
 }
 
 async function faultRun(
@@ -217,7 +239,7 @@ async function faultRun(
   all.push(...run.results)
   const counts = await audit(cluster, all, 20_000)
   const retries = run.results.reduce((sum, r) => sum + r.retries, 0)
-  report(cluster, `fault: ${title}`, run, counts, [
+  await reportAndFollow(cluster, `fault: ${title}`, run, counts, all, [
     ...notes,
     `cost: ${cluster.counters.proxy502 - before.proxy502} requests lost in flight (502 from the proxy), ` +
       `${cluster.counters.rerouted - before.rerouted} refused and re-routed, ${retries} store calls repeated by shoppers`,
@@ -267,7 +289,7 @@ async function main() {
         timeCapMs: options.timeCapMs,
       })
       all.push(...run.results)
-      report(cluster, "load", run, await audit(cluster, all))
+      await reportAndFollow(cluster, "load", run, await audit(cluster, all), all)
     }
     if (options.faults) {
       await faultRun(

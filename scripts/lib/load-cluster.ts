@@ -43,6 +43,12 @@ export type ProxyCounters = {
   requests: number
   /** 5xx written by a Medusa instance (the first few listed in upstream5xxPaths until reported). */
   upstream5xx: number
+  /**
+   * Of upstream5xx, those answering the service's callbacks
+   * (/card-service/callback/...): the plugin's "deliver again", which the
+   * service acts on. The rest answered a shopper's request.
+   */
+  callback5xx: number
   upstream5xxPaths: string[]
   /** 502 the proxy wrote itself: the instance died with the request in flight. */
   proxy502: number
@@ -314,6 +320,7 @@ export async function startCluster({
     const counters: ProxyCounters = {
       requests: 0,
       upstream5xx: 0,
+      callback5xx: 0,
       upstream5xxPaths: [],
       proxy502: 0,
       rerouted: 0,
@@ -446,6 +453,7 @@ function startProxy(
           const status = answer.statusCode ?? 502
           if (status >= 500) {
             counters.upstream5xx++
+            if (req.url?.startsWith("/card-service/callback/")) counters.callback5xx++
             if (counters.upstream5xxPaths.length < 20)
               counters.upstream5xxPaths.push(
                 `${status} ${req.method} ${req.url}`

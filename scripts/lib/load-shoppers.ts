@@ -482,9 +482,13 @@ export type Audit = {
   approvalsLeftBehind: number
   /** Each approval left behind: its transaction, reference, cart (when a shopper of the run paid it) and whether that cart has an order. */
   leftBehindDetails: string[]
+  /** The transaction ids of the approvals left behind, for followLeftBehind. */
+  leftBehindIds: string[]
   ordersWithoutCapture: number
   undeliveredCallbacks: number
   upstream5xx: number
+  /** Of upstream5xx, the answers to the service's callbacks (load-cluster.ts). */
+  callback5xx: number
 }
 
 /**
@@ -532,12 +536,14 @@ export async function audit(
   }
   let leftBehind = 0
   const leftBehindDetails: string[] = []
+  const leftBehindIds: string[] = []
   let withoutCapture = 0
   for (const approval of approvals) {
     const cartId = cartOfTransaction.get(approval.transactionId)
     const hasOrder = cartId !== undefined && ordered.has(cartId)
     if (!hasOrder && !reversed.has(approval.transactionId)) {
       leftBehind++
+      leftBehindIds.push(approval.transactionId)
       leftBehindDetails.push(
         `approval ${approval.transactionId} (reference ${approval.merchantReferenceCode}, ` +
           (cartId ? `cart ${cartId} without an order` : "paid by no shopper of this run") +
@@ -553,10 +559,81 @@ export async function audit(
     doubleCaptures: [...capturesOf.values()].filter((n) => n > 1).length,
     approvalsLeftBehind: leftBehind,
     leftBehindDetails,
+    leftBehindIds,
     ordersWithoutCapture: withoutCapture,
     undeliveredCallbacks: undelivered,
     upstream5xx: cluster.counters.upstream5xx,
+    callback5xx: cluster.counters.callback5xx,
   }
+}
+
+/**
+ * What became of each approval the audit found left behind: waits (up to
+ * `waitMs`) until it has an order or a reversal and says when, and whether a
+ * callback delivery was answered 2xx in between (else the sweep or the
+ * browser settled it), with the approval's callback history: copy.attempt,
+ * the status Medusa answered (or the error) and when, from its first
+ * delivery.
+ */
+export async function followLeftBehind(
+  cluster: Cluster,
+  results: CheckoutResult[],
+  ids: string[],
+  waitMs = 90_000
+): Promise<string[]> {
+  if (!ids.length) return []
+  const since = Date.now()
+  const cartOf = new Map(results.filter((r) => r.transactionId).map((r) => [r.transactionId!, r.cartId] as const))
+  const pending = new Set(ids)
+  const lines: string[] = []
+  while (pending.size) {
+    const reversed = new Set(
+      cluster.sandbox
+        .transactions()
+        .filter((t) => t.step === "REVERSAL" && t.reasonCode === "100")
+        .map((t) => t.originalTransactionId)
+    )
+    const ordered = new Set(
+      (await cluster.query("SELECT cart_id FROM order_cart WHERE deleted_at IS NULL")).map((row) => row.cart_id)
+    )
+    for (const id of [...pending]) {
+      const cartId = cartOf.get(id)
+      const outcome = reversed.has(id) ? "reversed" : cartId && ordered.has(cartId) ? "ordered" : null
+      if (!outcome) continue
+      pending.delete(id)
+      const answered = cluster.sandbox
+        .callbacks()
+        .some((d) => d.transactionId === id && d.ok && d.at >= since)
+      lines.push(
+        `follow-up: approval ${id} ${outcome} within ${Math.ceil((Date.now() - since) / 1000)} s of the audit, ` +
+          (answered ? "after a callback delivery answered 2xx" : "with no callback delivered since the audit (the sweep)") +
+          `; its callbacks: ${callbackHistory(cluster, id)}`
+      )
+    }
+    if (!pending.size || Date.now() - since > waitMs) break
+    await new Promise((resolve) => setTimeout(resolve, 2500))
+  }
+  for (const id of pending) {
+    lines.push(
+      `follow-up: approval ${id} still without an order or a reversal ${Math.round(waitMs / 1000)} s after the audit; ` +
+        `its callbacks: ${callbackHistory(cluster, id)}`
+    )
+  }
+  return lines
+}
+
+function callbackHistory(cluster: Cluster, transactionId: string): string {
+  const deliveries = cluster.sandbox.callbacks().filter((d) => d.transactionId === transactionId)
+  if (!deliveries.length) return "none"
+  const first = deliveries[0].at
+  return deliveries
+    .map(
+      (d) =>
+        `${d.copy}.${d.attempt} ${d.dropped ? "dropped" : (d.status ?? d.error ?? "no answer")} ` +
+        `at +${((d.at - first) / 1000).toFixed(1)} s` +
+        (d.ms !== undefined ? ` (${(d.ms / 1000).toFixed(1)} s)` : "")
+    )
+    .join(", ")
 }
 
 /** Callback copies whose every attempt failed (the service gave up on them). */
