@@ -143,9 +143,15 @@ function cpuLines(run: RunResult, card: Side, system: Side): string[] {
   if (!run.cpuMs || card.n === 0 || system.n === 0) return []
   const perCard = run.cpuMs.card / card.n
   const perSystem = run.cpuMs.system / system.n
+  // Without this process (the sandbox, the proxy, the shoppers): what the
+  // Medusa instances, PostgreSQL and Redis spent, the store's own machines.
+  const storeCard = (run.cpuMs.card - run.benchCpuMs.card) / card.n
+  const storeSystem = (run.cpuMs.system - run.benchCpuMs.system) / system.n
   return [
     `  machine CPU per checkout (all processes, during each side's rounds): card ${perCard.toFixed(0)} ms, ` +
       `system ${perSystem.toFixed(0)} ms, ratio ${(perCard / perSystem).toFixed(2)}x`,
+    `    of which the store's (Medusa, PostgreSQL, Redis; not the sandbox, proxy and shoppers): card ${storeCard.toFixed(0)} ms, ` +
+      `system ${storeSystem.toFixed(0)} ms, ratio ${(storeCard / storeSystem).toFixed(2)}x`,
   ]
 }
 

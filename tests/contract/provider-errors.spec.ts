@@ -104,13 +104,14 @@ describe("each reason-code category reaches Medusa as a MedusaError with a fitti
   })
 
   it.each([500, 503])(
-    "service_error: the service answering %s on a capture is an unexpected state",
+    "service_error: the service answering %s on a capture, and again when it is sent once more, is an unexpected state",
     async (status) => {
       const provider = env.provider()
       const { data } = await authorizedPayment(provider)
       env.sandbox.injectFault({
         type: "status",
         status: status as 500 | 503,
+        count: 2,
         path: "/capture",
       })
       const error = remember(await errorOf(capture(provider, data)))

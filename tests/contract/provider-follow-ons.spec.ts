@@ -1,5 +1,6 @@
 import { MedusaError } from "@medusajs/framework/utils"
 import type CardServiceProviderService from "../../src/providers/card-service/service"
+import { SERVICE_FAILURE_PAUSE_MS } from "../../src/providers/card-service/follow-on-request"
 import type { CardServiceSessionData } from "../../src/providers/card-service/session-data"
 import {
   authorize,
@@ -191,9 +192,25 @@ describe("capturePayment", () => {
     })
   })
 
-  it("reports a capture that failed before it reached the service, and a retry then captures once", async () => {
+  it("sends a capture once more, after a pause, when the service answered it with a failure of its own (503, reason 150): one capture", async () => {
     const { data, transactionId } = await authorizedPayment()
     env.sandbox.injectFault({ type: "status", status: 503, path: "/capture" })
+    const sent = () => env.sandbox.requests().filter((r) => r.method === "POST" && r.path === "/capture")
+    const before = sent().length
+
+    const captured = await capture(data)
+
+    expect(captured.state).toBe("captured")
+    expect(captured.capture?.transaction_id).toEqual(expect.any(String))
+    expect(successful("CAPTURE", transactionId)).toHaveLength(1)
+    const [failed, again] = sent().slice(before)
+    expect([failed.status, again.status, sent().length - before]).toEqual([503, 200, 2])
+    expect(again.startedAt - failed.startedAt).toBeGreaterThanOrEqual(SERVICE_FAILURE_PAUSE_MS - 5)
+  })
+
+  it("reports a capture the service failed twice (503, reason 150), and a later capture then captures once", async () => {
+    const { data, transactionId } = await authorizedPayment()
+    env.sandbox.injectFault({ type: "status", status: 503, count: 2, path: "/capture" })
 
     const error = await errorOf(capture(data))
     expect(error).toBeInstanceOf(MedusaError)

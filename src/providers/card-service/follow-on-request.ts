@@ -1,4 +1,5 @@
 import type { Logger, PaymentProviderContext } from "@medusajs/framework/types"
+import { CardServiceError } from "../../lib/card-service-error"
 import type { OperationResult } from "../../lib/wire-schemas"
 import { isIndeterminate, isReason, toMedusaError } from "./error-mapping"
 import { followOnReference } from "./merchant-reference"
@@ -49,11 +50,22 @@ export type FollowOnSend<T> = {
 }
 
 /**
+ * How long a follow-on waits before it is sent once more after the service
+ * reported a failure of its own (serviceFailed): long enough for a short
+ * burst of such answers to pass, short enough to stay inside a checkout.
+ */
+export const SERVICE_FAILURE_PAUSE_MS = 300
+
+/**
  * Sends a follow-on whose repeat the service refuses (242 for a second
  * capture, 237 for a second reversal). A request that got no answer may or
- * may not have acted (category "indeterminate"); because a repeat is
- * refused, sending it once more settles which: either it acts now, or the
- * refusal says the first one did. Not a blind retry (house style 6).
+ * may not have acted (category "indeterminate"), and so may one the service
+ * answered with a failure of its own (a 5xx or an E-flag reason such as 150
+ * "general system failure": received, then failed inside); because a repeat
+ * is refused, sending it once more settles which: either it acts now, or the
+ * refusal says the first one did. After a failure the service reported, the
+ * second sending waits SERVICE_FAILURE_PAUSE_MS first. One repeat only, not a
+ * blind retry (house style 6).
  */
 export async function sendFollowOn<T>({
   send,
@@ -69,8 +81,16 @@ export async function sendFollowOn<T>({
     return done(await send())
   } catch (error) {
     if (isReason(error, doneCodes)) return alreadyDone(error.reasonCode, false)
-    if (!isIndeterminate(error)) throw toMedusaError(error, operation, logger)
-    if (noAnswerWarning) logger.warn(noAnswerWarning)
+    if (serviceFailed(error)) {
+      logger.warn(
+        `card-service: the ${operation} met a failure of the service (${error.reasonCode ? `reason ${error.reasonCode}, ` : ""}HTTP ${error.httpStatus ?? "-"}); sending it once more`
+      )
+      await new Promise((resolve) => setTimeout(resolve, SERVICE_FAILURE_PAUSE_MS))
+    } else if (isIndeterminate(error)) {
+      if (noAnswerWarning) logger.warn(noAnswerWarning)
+    } else {
+      throw toMedusaError(error, operation, logger)
+    }
     try {
       return done(await send())
     } catch (retryError) {
@@ -86,4 +106,17 @@ export async function sendFollowOn<T>({
       throw toMedusaError(retryError, operation, logger)
     }
   }
+}
+
+/**
+ * The service received the request and reported a failure of its own: a
+ * REJECT with a service-error reason (150, 151, 152, 236, 250), whatever the
+ * HTTP status that carried it.
+ */
+function serviceFailed(error: unknown): error is CardServiceError {
+  return (
+    error instanceof CardServiceError &&
+    error.category === "service_error" &&
+    error.decision === "REJECT"
+  )
 }
