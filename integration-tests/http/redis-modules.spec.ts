@@ -4,20 +4,32 @@ import { request } from "undici"
 import { useCardServiceSandbox } from "../helpers/card-service-env"
 import { payLikeABrowser } from "../helpers/browser-step"
 import { CARDS, cartWithSession } from "../helpers/checkout-flow"
+import { REDIS_BINARY, startOwnRedis, type OwnRedis } from "../../scripts/lib/redis-server"
 
 jest.setTimeout(120_000)
 
 // The production-like modules (see medusa-config.ts): Redis locking, event
-// bus and workflow engine, on the Redis this kind of machine runs on 6379.
+// bus, workflow engine and cache, on a redis-server of this file's own on a
+// free port (Debian's binary), else on REDIS_URL, so that the test shares no
+// state with any other Redis user of the machine.
 const before = { REDIS_URL: process.env.REDIS_URL, REDIS_NAMESPACE: process.env.REDIS_NAMESPACE }
-process.env.REDIS_URL = process.env.REDIS_URL ?? "redis://localhost:6379"
-process.env.REDIS_NAMESPACE = `card-service-test-${process.pid}:`
+let redis: OwnRedis | null = null
+// Registered before the test runner's own beforeAll, which loads medusa-config.ts.
+beforeAll(async () => {
+  redis = await startOwnRedis()
+  if (!redis && !process.env.REDIS_URL) {
+    throw new Error(`no ${REDIS_BINARY} and no REDIS_URL: this test needs a Redis`)
+  }
+  process.env.REDIS_URL = redis?.url ?? process.env.REDIS_URL
+  process.env.REDIS_NAMESPACE = `card-service-test-${process.pid}:`
+})
 // Test files may share a process: leave the environment as it was found.
-afterAll(() => {
+afterAll(async () => {
   for (const [name, value] of Object.entries(before)) {
     if (value === undefined) delete process.env[name]
     else process.env[name] = value
   }
+  await redis?.stop()
 })
 
 const env = useCardServiceSandbox()

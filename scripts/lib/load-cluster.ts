@@ -15,6 +15,7 @@ import os from "node:os"
 import path from "node:path"
 import { Client } from "pg"
 import { CardServiceSandbox, startSandbox } from "../../src/sandbox"
+import { REDIS_BINARY, startOwnRedis } from "./redis-server"
 
 // The launcher's helpers are plain JavaScript shared with scripts/demo.js.
 const { startEmbeddedPostgres, freePort } = require("./embedded-db")
@@ -24,7 +25,6 @@ const ROOT = path.resolve(__dirname, "..", "..")
 export const CARD_PROVIDER_ID = "pp_card-service_card-service"
 export const SYSTEM_PROVIDER_ID = "pp_system_default"
 const DATABASE = "medusa_load"
-const REDIS_BINARY = "/usr/bin/redis-server"
 
 type Log = (line: string) => void
 
@@ -147,39 +147,10 @@ export async function startCluster({
 
     // Redis: a server of our own on a free port, else REDIS_URL. ----------
     let redisUrl: string
-    let redis: ChildProcess | null = null
-    let redisPort = 0
-    const startRedis = async () => {
-      const child = spawn(
-        REDIS_BINARY,
-        [
-          "--port",
-          String(redisPort),
-          "--bind",
-          "127.0.0.1",
-          "--save",
-          "",
-          "--appendonly",
-          "no",
-        ],
-        {
-          stdio: [
-            "ignore",
-            fs.openSync(path.join(logDir, "redis.log"), "a"),
-            "inherit",
-          ],
-        }
-      )
-      redis = child
-      await waitForPort(redisPort, 10_000)
-    }
-    if (fs.existsSync(REDIS_BINARY)) {
-      redisPort = await freePort()
-      await startRedis()
-      redisUrl = `redis://127.0.0.1:${redisPort}`
-      cleanups.push(async () => {
-        redis?.kill("SIGKILL")
-      })
+    const ownRedis = await startOwnRedis({ logFile: path.join(logDir, "redis.log") })
+    if (ownRedis) {
+      redisUrl = ownRedis.url
+      cleanups.push(() => ownRedis.stop())
     } else if (process.env.REDIS_URL) {
       redisUrl = process.env.REDIS_URL
     } else {
@@ -361,14 +332,9 @@ export async function startCluster({
       },
       startInstance,
       restartRedis: async () => {
-        const old = redis
-        if (!old)
+        if (!ownRedis)
           throw new Error("the Redis is not ours to restart (REDIS_URL)")
-        await new Promise<void>((resolve) => {
-          old.once("exit", () => resolve())
-          old.kill("SIGTERM")
-        })
-        await startRedis()
+        await ownRedis.restart()
       },
       stop,
     }
@@ -378,25 +344,6 @@ export async function startCluster({
   }
 }
 
-function waitForPort(port: number, timeoutMs: number): Promise<void> {
-  const deadline = Date.now() + timeoutMs
-  return new Promise((resolve, reject) => {
-    const attempt = () => {
-      const socket = require("node:net").connect({ host: "127.0.0.1", port })
-      socket.once("connect", () => {
-        socket.destroy()
-        resolve()
-      })
-      socket.once("error", () => {
-        socket.destroy()
-        if (Date.now() > deadline)
-          reject(new Error(`nothing listens on ${port}`))
-        else setTimeout(attempt, 100)
-      })
-    }
-    attempt()
-  })
-}
 
 const SETTLE_PATH = /^\/card-service\/(callback|return)\/([^/?]+)/
 
