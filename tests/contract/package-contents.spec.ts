@@ -2,7 +2,8 @@ import fs from "node:fs"
 import path from "node:path"
 import { PackedPackage, packFreshCopy } from "../helpers/packed-package"
 
-// npm pack runs the prepack build (medusa plugin:build) in a fresh copy.
+// npm pack runs the prepack build (medusa plugin:build) in a fresh copy,
+// unless the repository's own build is current (packFreshCopy).
 jest.setTimeout(240_000)
 
 /**
