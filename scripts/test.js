@@ -41,6 +41,15 @@ async function main() {
   env.NODE_OPTIONS = [env.NODE_OPTIONS, "--experimental-vm-modules"].filter(Boolean).join(" ")
 
   const resultFile = path.join(fs.mkdtempSync(path.join(os.tmpdir(), "card-service-jest-")), "results.json")
+  const extra = process.argv.slice(2)
+  // Two test files at a time, unless told otherwise. Jest's default on a
+  // 2-core machine is one, and most of a file's time is spent waiting (on
+  // Medusa's boot, timers, a browser, child processes), so a second file fits
+  // beside it: on this project's 2-core machines one worker took about twice
+  // as long, three no less than two (README, "Tests").
+  const workers = extra.some((arg) => /^(--maxWorkers|-w|--runInBand|-i)(=|$)/.test(arg))
+    ? []
+    : ["--maxWorkers=2"]
   const args = [
     require.resolve("jest/bin/jest"),
     // Medusa's Redis modules (event bus, workflow engine) keep ioredis and
@@ -49,7 +58,8 @@ async function main() {
     "--forceExit",
     "--json",
     `--outputFile=${resultFile}`,
-    ...process.argv.slice(2),
+    ...workers,
+    ...extra,
   ]
   let code = 1
   try {
