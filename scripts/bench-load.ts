@@ -183,6 +183,7 @@ function report(
       `${counts.callback5xx - reportedCallback5xx} to the service's callbacks (the plugin's "deliver again")`,
     `  also: orders without a capture ${counts.ordersWithoutCapture}, callback copies never delivered ${counts.undeliveredCallbacks}`,
     ...counts.leftBehindDetails.map((detail) => `  left behind: ${detail}`),
+    ...counts.withoutCaptureDetails.map((detail) => `  ${detail}`),
     `  sessions whose callbacks and return reached both instances: ${spread(cluster, run)} of ${side(run, "card").n}`,
     ...extra.map((line) => `  ${line}`),
     ...splitLines(measureSplit(cluster, run.results)).map((line) => `  ${line}`),

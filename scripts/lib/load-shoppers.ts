@@ -495,6 +495,8 @@ export type Audit = {
   /** The transaction ids of the approvals left behind, for followLeftBehind. */
   leftBehindIds: string[]
   ordersWithoutCapture: number
+  /** For the first few orders without a capture at the service: what Medusa's payment of it says. */
+  withoutCaptureDetails: string[]
   undeliveredCallbacks: number
   upstream5xx: number
   /** Of upstream5xx, the answers to the service's callbacks (load-cluster.ts). */
@@ -548,6 +550,7 @@ export async function audit(
   const leftBehindDetails: string[] = []
   const leftBehindIds: string[] = []
   let withoutCapture = 0
+  const withoutCaptureIds: string[] = []
   for (const approval of approvals) {
     const cartId = cartOfTransaction.get(approval.transactionId)
     const hasOrder = cartId !== undefined && ordered.has(cartId)
@@ -560,7 +563,10 @@ export async function audit(
           ")"
       )
     }
-    if (hasOrder && !capturesOf.get(approval.transactionId)) withoutCapture++
+    if (hasOrder && !capturesOf.get(approval.transactionId)) {
+      withoutCapture++
+      withoutCaptureIds.push(approval.transactionId)
+    }
   }
   const undelivered = undeliveredCallbacks(cluster)
   return {
@@ -571,10 +577,39 @@ export async function audit(
     leftBehindDetails,
     leftBehindIds,
     ordersWithoutCapture: withoutCapture,
+    withoutCaptureDetails: await paymentStates(cluster, withoutCaptureIds.slice(0, 10)),
     undeliveredCallbacks: undelivered,
     upstream5xx: cluster.counters.upstream5xx,
     callback5xx: cluster.counters.callback5xx,
   }
+}
+
+/**
+ * Medusa's payment of each approval: whether it is captured in Medusa
+ * (captured_at, its capture rows) and the last entry of the payment's log
+ * (operation and decision: UNKNOWN is a capture with no answer, left to the
+ * sweep). No card data is in either.
+ */
+async function paymentStates(cluster: Cluster, transactionIds: string[]): Promise<string[]> {
+  if (!transactionIds.length) return []
+  const rows = await cluster.query(
+    `SELECT p.data->>'transaction_id' AS transaction_id, p.captured_at, p.canceled_at,
+            (SELECT count(*)::int FROM capture c WHERE c.payment_id = p.id AND c.deleted_at IS NULL) AS captures,
+            p.data->'transactions'->-1->>'operation' AS last_operation,
+            p.data->'transactions'->-1->>'decision' AS last_decision
+       FROM payment p WHERE p.deleted_at IS NULL AND p.data->>'transaction_id' = ANY($1)`,
+    [transactionIds]
+  )
+  const byId = new Map(rows.map((row) => [row.transaction_id, row]))
+  return transactionIds.map((id) => {
+    const row = byId.get(id)
+    if (!row) return `order without a capture: approval ${id}, no Medusa payment names it`
+    return (
+      `order without a capture: approval ${id}; Medusa's payment: ${row.captures} capture(s), ` +
+      `captured_at ${row.captured_at ? "set" : "null"}, canceled_at ${row.canceled_at ? "set" : "null"}, ` +
+      `last log entry ${row.last_operation ?? "-"} ${row.last_decision ?? "-"}`
+    )
+  })
 }
 
 /**
