@@ -518,24 +518,13 @@ export async function audit(
   const doubles = await cluster.query(
     "SELECT cart_id FROM order_cart WHERE deleted_at IS NULL GROUP BY cart_id HAVING count(*) > 1"
   )
-  const ordered = new Set(
-    (
-      await cluster.query(
-        "SELECT cart_id FROM order_cart WHERE deleted_at IS NULL"
-      )
-    ).map((row) => row.cart_id)
-  )
-  const cartOfTransaction = new Map(
-    results
-      .filter((r) => r.transactionId)
-      .map((r) => [r.transactionId!, r.cartId!] as const)
-  )
+  const ordered = await orderedCarts(cluster)
+  const cartOfTransaction = cartsOfTransactions(results)
   const transactions = cluster.sandbox.transactions()
   const approvals = transactions.filter(
     (t) => t.step === "AUTHORIZATION" && t.reasonCode === "100"
   )
   const capturesOf = new Map<string, number>()
-  const reversed = new Set<string>()
   for (const t of transactions) {
     if (t.step === "CAPTURE" && t.reasonCode === "100") {
       capturesOf.set(
@@ -543,9 +532,8 @@ export async function audit(
         (capturesOf.get(t.originalTransactionId) ?? 0) + 1
       )
     }
-    if (t.step === "REVERSAL" && t.reasonCode === "100")
-      reversed.add(t.originalTransactionId)
   }
+  const reversed = reversedApprovals(cluster)
   let leftBehind = 0
   const leftBehindDetails: string[] = []
   const leftBehindIds: string[] = []
@@ -582,6 +570,27 @@ export async function audit(
     upstream5xx: cluster.counters.upstream5xx,
     callback5xx: cluster.counters.callback5xx,
   }
+}
+
+/** The carts that are an order. */
+async function orderedCarts(cluster: Cluster): Promise<Set<string>> {
+  const rows = await cluster.query("SELECT cart_id FROM order_cart WHERE deleted_at IS NULL")
+  return new Set(rows.map((row) => row.cart_id))
+}
+
+/** The authorizations the service reversed. */
+function reversedApprovals(cluster: Cluster): Set<string> {
+  return new Set(
+    cluster.sandbox
+      .transactions()
+      .filter((t) => t.step === "REVERSAL" && t.reasonCode === "100")
+      .map((t) => t.originalTransactionId)
+  )
+}
+
+/** Which shopper's cart each transaction of the run paid for. */
+function cartsOfTransactions(results: CheckoutResult[]): Map<string, string> {
+  return new Map(results.filter((r) => r.transactionId).map((r) => [r.transactionId!, r.cartId!] as const))
 }
 
 /**
@@ -628,19 +637,12 @@ export async function followLeftBehind(
 ): Promise<string[]> {
   if (!ids.length) return []
   const since = Date.now()
-  const cartOf = new Map(results.filter((r) => r.transactionId).map((r) => [r.transactionId!, r.cartId] as const))
+  const cartOf = cartsOfTransactions(results)
   const pending = new Set(ids)
   const lines: string[] = []
   while (pending.size) {
-    const reversed = new Set(
-      cluster.sandbox
-        .transactions()
-        .filter((t) => t.step === "REVERSAL" && t.reasonCode === "100")
-        .map((t) => t.originalTransactionId)
-    )
-    const ordered = new Set(
-      (await cluster.query("SELECT cart_id FROM order_cart WHERE deleted_at IS NULL")).map((row) => row.cart_id)
-    )
+    const reversed = reversedApprovals(cluster)
+    const ordered = await orderedCarts(cluster)
     for (const id of [...pending]) {
       const cartId = cartOf.get(id)
       const outcome = reversed.has(id) ? "reversed" : cartId && ordered.has(cartId) ? "ordered" : null

@@ -54,7 +54,7 @@ export async function startOwnRedis({ logFile }: { logFile?: string } = {}): Pro
   }
 }
 
-export function waitForPort(port: number, timeoutMs: number): Promise<void> {
+function waitForPort(port: number, timeoutMs: number): Promise<void> {
   const deadline = Date.now() + timeoutMs
   return new Promise((resolve, reject) => {
     const attempt = () => {

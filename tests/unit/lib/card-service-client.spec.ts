@@ -857,18 +857,7 @@ describe("retries: only GETs, only transport failures and 5xx", () => {
       .replyWithError(new errors.HeadersTimeoutError())
     s.pool
       .intercept({ path: "/payment/retrieve/mid-42/t1", method: "GET" })
-      .reply(200, {
-        merchantReferenceCode: "o",
-        transactionId: "t1",
-        originalTransactionId: "",
-        step: "AUTHORIZATION",
-        reasonCode: "100",
-        status: "successful",
-        cardType: "VISA",
-        currencyCode: "978",
-        amount: 1,
-        cardSuffix: "1111",
-      })
+      .reply(200, authorizationRecord())
     await expect(s.client.retrieve("t1")).resolves.toMatchObject({
       transactionId: "t1",
     })
