@@ -157,6 +157,10 @@ describe("storefront-example: the starter's checkout with the card service", () 
       viewport: { width, height: width < 600 ? 844 : 900 },
     })
     const page = await context.newPage()
+    // The first pages of a cold Next.js storefront, while another test file
+    // runs beside this one on 2 cores (npm test runs two at a time), took
+    // over Playwright's default 30 s in one CI run: wait as a shopper would.
+    page.setDefaultTimeout(90_000)
     return { context, page }
   }
 
