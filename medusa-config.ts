@@ -47,6 +47,31 @@ const redisModules = redisUrl
     ]
   : []
 
+/** The card-service provider's options (README, "Options"). */
+const cardServiceOptions = {
+  clientCode: env("CARD_SERVICE_CLIENT_CODE"),
+  clientSecret: env("CARD_SERVICE_CLIENT_SECRET"),
+  verifyId: env("CARD_SERVICE_VERIFY_ID"),
+  merchantId: env("CARD_SERVICE_MERCHANT_ID"),
+  mode: env("CARD_SERVICE_MODE", "test"),
+  testUrl: env("CARD_SERVICE_TEST_URL") || undefined,
+  liveUrl: env("CARD_SERVICE_LIVE_URL") || undefined,
+  backendUrl,
+  storefrontUrl: env("STOREFRONT_URL", "http://localhost:8000"),
+  autoCapture: env("CARD_SERVICE_AUTO_CAPTURE") === "true",
+  windowed: env("CARD_SERVICE_WINDOWED") === "true",
+  sessionSecret: env("CARD_SERVICE_SESSION_SECRET") || undefined,
+  // Blank means unset (the options schema's rule); the sweep's
+  // schedule is read by the job itself (src/jobs).
+  reconcile: env("CARD_SERVICE_RECONCILE"),
+  reconcileGraceMs: env("CARD_SERVICE_RECONCILE_GRACE_MS"),
+  storeName: env("CARD_SERVICE_STORE_NAME") || undefined,
+  // JSON, for example {"de":{"pay.back":"Zurück zum Laden"}} (README, "Options").
+  messages: env("CARD_SERVICE_MESSAGES") ? JSON.parse(env("CARD_SERVICE_MESSAGES")) : undefined,
+  // Comma-separated option names the admin may not change.
+  lockedSettings: env("CARD_SERVICE_LOCKED_SETTINGS"),
+}
+
 export default defineConfig({
   projectConfig: {
     databaseUrl: env("DATABASE_URL"),
@@ -67,33 +92,19 @@ export default defineConfig({
       resolve: "@medusajs/medusa/payment",
       options: {
         providers: [
-          {
-            resolve: "./src/providers/card-service",
-            id: "card-service",
-            options: {
-              clientCode: env("CARD_SERVICE_CLIENT_CODE"),
-              clientSecret: env("CARD_SERVICE_CLIENT_SECRET"),
-              verifyId: env("CARD_SERVICE_VERIFY_ID"),
-              merchantId: env("CARD_SERVICE_MERCHANT_ID"),
-              mode: env("CARD_SERVICE_MODE", "test"),
-              testUrl: env("CARD_SERVICE_TEST_URL") || undefined,
-              liveUrl: env("CARD_SERVICE_LIVE_URL") || undefined,
-              backendUrl,
-              storefrontUrl: env("STOREFRONT_URL", "http://localhost:8000"),
-              autoCapture: env("CARD_SERVICE_AUTO_CAPTURE") === "true",
-              windowed: env("CARD_SERVICE_WINDOWED") === "true",
-              sessionSecret: env("CARD_SERVICE_SESSION_SECRET") || undefined,
-              // Blank means unset (the options schema's rule); the sweep's
-              // schedule is read by the job itself (src/jobs).
-              reconcile: env("CARD_SERVICE_RECONCILE"),
-              reconcileGraceMs: env("CARD_SERVICE_RECONCILE_GRACE_MS"),
-              storeName: env("CARD_SERVICE_STORE_NAME") || undefined,
-              // JSON, for example {"de":{"pay.back":"Zurück zum Laden"}} (README, "Options").
-              messages: env("CARD_SERVICE_MESSAGES") ? JSON.parse(env("CARD_SERVICE_MESSAGES")) : undefined,
-              // Comma-separated option names the admin may not change.
-              lockedSettings: env("CARD_SERVICE_LOCKED_SETTINGS"),
-            },
-          },
+          { resolve: "./src/providers/card-service", id: "card-service", options: cardServiceOptions },
+          // The load benchmark's third side (scripts/bench-load.ts,
+          // --authorize-side): the same provider, authorizing only, so one run
+          // compares a checkout with and without Medusa recording a capture.
+          ...(env("CARD_SERVICE_AUTHORIZE_ONLY_PROVIDER") === "true"
+            ? [
+                {
+                  resolve: "./src/providers/card-service",
+                  id: "card-service-authorize",
+                  options: { ...cardServiceOptions, autoCapture: false },
+                },
+              ]
+            : []),
         ],
       },
     },

@@ -7,7 +7,7 @@
  * be zero, and where the card path's time went (scripts/lib/load-split.ts).
  * A benchmark, not a test: the goals are reported, not asserted.
  *
- *   npm run bench:load -- [--concurrency 10,50,100] [--checkouts N] [--time-cap S] [--faults] [--cpu-profile] [--no-auto-capture]
+ *   npm run bench:load -- [--concurrency 10,50,100] [--checkouts N] [--time-cap S] [--faults] [--cpu-profile] [--no-auto-capture] [--statements]
  *
  * --checkouts: checkouts per provider at each concurrency (default: twice the
  * concurrency, at least 40). --time-cap: seconds per concurrency before no
@@ -17,7 +17,10 @@
  * profile when it stops, into cpu-profiles/ of the log directory printed at
  * start; `npm run bench:profile -- <that directory>` says where the time went.
  * --no-auto-capture: the provider authorizes only (Medusa records no capture
- * at completion), to see what automatic capture costs.
+ * at completion), to see what automatic capture costs. --statements: the
+ * embedded PostgreSQL counts statements (pg_stat_statements) during each
+ * side's rounds, and each report says how many a checkout of each side ran
+ * and which the card side runs more often (scripts/lib/load-statements.ts).
  */
 import os from "node:os"
 import { startCluster, Cluster } from "./lib/load-cluster"
@@ -28,9 +31,11 @@ import {
   Audit,
   CheckoutResult,
   percentile,
+  Provider,
   runShoppers,
   RunResult,
 } from "./lib/load-shoppers"
+import { statementLines } from "./lib/load-statements"
 
 type Options = {
   levels: number[]
@@ -40,6 +45,9 @@ type Options = {
   faultCheckouts: number
   cpuProfile: boolean
   autoCapture: boolean
+  statements: boolean
+  perShopper: number
+  authorizeSide: boolean
 }
 
 function parseArgs(argv: string[]): Options {
@@ -50,6 +58,9 @@ function parseArgs(argv: string[]): Options {
     faultCheckouts: 30,
     cpuProfile: false,
     autoCapture: true,
+    statements: false,
+    perShopper: 1,
+    authorizeSide: false,
   }
   for (let i = 0; i < argv.length; i++) {
     const arg = argv[i]
@@ -73,6 +84,9 @@ function parseArgs(argv: string[]): Options {
     else if (arg === "--faults") options.faults = true
     else if (arg === "--cpu-profile") options.cpuProfile = true
     else if (arg === "--no-auto-capture") options.autoCapture = false
+    else if (arg === "--statements") options.statements = true
+    else if (arg === "--per-shopper") options.perShopper = positive(value())
+    else if (arg === "--authorize-side") options.authorizeSide = true
     else throw new Error(`unknown argument ${arg}`)
   }
   if (options.levels.some((n) => n > 200))
@@ -94,7 +108,7 @@ type Side = {
   p99: number
 }
 
-function side(run: RunResult, provider: "card" | "system"): Side {
+function side(run: RunResult, provider: Provider): Side {
   const mine = run.results.filter((r) => r.provider === provider)
   const ok = mine.filter((r) => r.ok)
   const ms = ok.map((r) => r.ms!)
@@ -132,27 +146,46 @@ function loadLine(): string {
 function spread(cluster: Cluster, run: RunResult): number {
   return run.results.filter(
     (r) =>
-      r.provider === "card" &&
+      r.provider !== "system" &&
       r.ok &&
       (cluster.counters.settledOn.get(r.sessionId!)?.size ?? 0) > 1
   ).length
 }
 
-/** The machine's CPU time per completed checkout of each side, from /proc/stat (load-shoppers.ts). */
-function cpuLines(run: RunResult, card: Side, system: Side): string[] {
-  if (!run.cpuMs || card.n === 0 || system.n === 0) return []
-  const perCard = run.cpuMs.card / card.n
-  const perSystem = run.cpuMs.system / system.n
+/** The sides of a run that are compared with the system provider. */
+const CARD_SIDES = [
+  ["card", "card service"],
+  ["authorize", "card, authorize only"],
+] as const
+
+const hasSide = (run: RunResult, provider: Provider) => run.providers.includes(provider)
+
+/**
+ * The machine's CPU time per completed checkout of each side, from
+ * /proc/stat (load-shoppers.ts), and how busy the cores were during its
+ * rounds: a side whose rounds leave the cores idle is waiting, not working.
+ */
+function cpuLines(run: RunResult, sides: Record<Provider, Side>): string[] {
+  const { cpuMs } = run
+  if (!cpuMs || sides.system.n === 0) return []
+  const cores = os.cpus().length
+  const per = (provider: Provider) => cpuMs[provider] / sides[provider].n
   // Without this process (the sandbox, the proxy, the shoppers): what the
   // Medusa instances, PostgreSQL and Redis spent, the store's own machines.
-  const storeCard = (run.cpuMs.card - run.benchCpuMs.card) / card.n
-  const storeSystem = (run.cpuMs.system - run.benchCpuMs.system) / system.n
-  return [
-    `  machine CPU per checkout (all processes, during each side's rounds): card ${perCard.toFixed(0)} ms, ` +
-      `system ${perSystem.toFixed(0)} ms, ratio ${(perCard / perSystem).toFixed(2)}x`,
-    `    of which the store's (Medusa, PostgreSQL, Redis; not the sandbox, proxy and shoppers): card ${storeCard.toFixed(0)} ms, ` +
-      `system ${storeSystem.toFixed(0)} ms, ratio ${(storeCard / storeSystem).toFixed(2)}x`,
-  ]
+  const store = (provider: Provider) => (cpuMs[provider] - run.benchCpuMs[provider]) / sides[provider].n
+  const busy = (provider: Provider) => `${((100 * cpuMs[provider]) / (run.wallMs[provider] * cores)).toFixed(0)}%`
+  const lines: string[] = []
+  for (const [provider, name] of CARD_SIDES) {
+    if (!hasSide(run, provider) || sides[provider].n === 0) continue
+    lines.push(
+      `  machine CPU per checkout (all processes, during each side's rounds): ${name} ${per(provider).toFixed(0)} ms, ` +
+        `system ${per("system").toFixed(0)} ms, ratio ${(per(provider) / per("system")).toFixed(2)}x`,
+      `    of which the store's (Medusa, PostgreSQL, Redis; not the sandbox, proxy and shoppers): ${name} ${store(provider).toFixed(0)} ms, ` +
+        `system ${store("system").toFixed(0)} ms, ratio ${(store(provider) / store("system")).toFixed(2)}x`,
+      `    cores busy during the rounds: ${name} ${busy(provider)}, system ${busy("system")}`
+    )
+  }
+  return lines
 }
 
 function report(
@@ -162,20 +195,33 @@ function report(
   counts: Audit,
   extra: string[] = []
 ) {
-  const card = side(run, "card")
-  const system = side(run, "system")
+  const sides = { card: side(run, "card"), authorize: side(run, "authorize"), system: side(run, "system") }
+  const system = sides.system
   const f = (v: number, d = 0) => (Number.isFinite(v) ? v.toFixed(d) : "-")
   const row = (name: string, s: Side) =>
-    `  ${name.padEnd(20)} ${String(s.n).padStart(5)} ${String(s.failed).padStart(6)} ${f(s.perSecond, 2).padStart(8)} ${f(s.p50).padStart(7)} ${f(s.p95).padStart(7)} ${f(s.p99).padStart(7)}`
+    `  ${name.padEnd(22)} ${String(s.n).padStart(5)} ${String(s.failed).padStart(6)} ${f(s.perSecond, 2).padStart(8)} ${f(s.p50).padStart(7)} ${f(s.p95).padStart(7)} ${f(s.p99).padStart(7)}`
+  const compared = CARD_SIDES.filter(([provider]) => hasSide(run, provider))
   const lines = [
     "",
     `${title}: ${run.concurrency} concurrent shoppers${run.timedOut ? " (time cap reached)" : ""}`,
-    `  ${"".padEnd(20)} ${"done".padStart(5)} ${"failed".padStart(6)} ${"per s".padStart(8)} ${"p50 ms".padStart(7)} ${"p95 ms".padStart(7)} ${"p99 ms".padStart(7)}`,
-    row("card service", card),
+    `  ${"".padEnd(22)} ${"done".padStart(5)} ${"failed".padStart(6)} ${"per s".padStart(8)} ${"p50 ms".padStart(7)} ${"p95 ms".padStart(7)} ${"p99 ms".padStart(7)}`,
+    ...compared.map(([provider, name]) => row(name, sides[provider])),
     row("pp_system_default", system),
-    ...cpuLines(run, card, system),
-    `  ratio card/system: throughput ${f(card.perSecond / system.perSecond, 2)}x (goal >= 0.9), ` +
-      `p50 ${f(card.p50 / system.p50, 2)}x, p95 ${f(card.p95 / system.p95, 2)}x, p99 ${f(card.p99 / system.p99, 2)}x (goal <= 1.2)`,
+    ...cpuLines(run, sides),
+    ...(run.statements
+      ? compared.flatMap(([provider, name]) =>
+          statementLines(name, { card: run.statements![provider], system: run.statements!.system }, {
+            card: sides[provider].n,
+            system: system.n,
+          }).map((line) => `  ${line}`)
+        )
+      : []),
+    ...compared.map(
+      ([provider, name]) =>
+        `  ratio ${name}/system: throughput ${f(sides[provider].perSecond / system.perSecond, 2)}x (goal >= 0.9), ` +
+          `p50 ${f(sides[provider].p50 / system.p50, 2)}x, p95 ${f(sides[provider].p95 / system.p95, 2)}x, ` +
+          `p99 ${f(sides[provider].p99 / system.p99, 2)}x (goal <= 1.2)`
+    ),
     `  must be zero: double orders ${counts.doubleOrders}, double captures ${counts.doubleCaptures}, ` +
       `approvals left behind ${counts.approvalsLeftBehind}, 5xx from Medusa ${counts.upstream5xx - reported5xx} ` +
       `(run total ${counts.upstream5xx}; the other counts are totals over the run)`,
@@ -184,7 +230,7 @@ function report(
     `  also: orders without a capture ${counts.ordersWithoutCapture}, callback copies never delivered ${counts.undeliveredCallbacks}`,
     ...counts.leftBehindDetails.map((detail) => `  left behind: ${detail}`),
     ...counts.withoutCaptureDetails.map((detail) => `  ${detail}`),
-    `  sessions whose callbacks and return reached both instances: ${spread(cluster, run)} of ${side(run, "card").n}`,
+    `  sessions whose callbacks and return reached both instances: ${spread(cluster, run)} of ${sides.card.n + sides.authorize.n}`,
     ...extra.map((line) => `  ${line}`),
     ...splitLines(measureSplit(cluster, run.results)).map((line) => `  ${line}`),
   ]
@@ -218,6 +264,11 @@ async function reportAndFollow(
   report(cluster, title, run, counts, extra)
   const lines = await followLeftBehind(cluster, all, counts.leftBehindIds)
   if (lines.length) process.stdout.write(lines.map((line) => `  ${line}`).join("\n") + "\n")
+}
+
+/** The sides a run drives: the card service and the system provider, and with --authorize-side the authorize-only card side. */
+function sidesOf(options: Options): Provider[] {
+  return options.authorizeSide ? ["card", "authorize", "system"] : ["card", "system"]
 }
 
 async function faultRun(
@@ -267,6 +318,8 @@ async function main() {
     variants: Math.max(...options.levels),
     cpuProfile: options.cpuProfile,
     autoCapture: options.autoCapture,
+    statements: options.statements,
+    authorizeSide: options.authorizeSide,
   })
   const stop = async () => {
     log("stopping")
@@ -285,6 +338,7 @@ async function main() {
       concurrency: 4,
       checkouts: 8,
       timeCapMs: 120_000,
+      providers: sidesOf(options),
     })
     const all: CheckoutResult[] = [...warm.results]
     for (const concurrency of options.levels) {
@@ -294,6 +348,8 @@ async function main() {
         concurrency,
         checkouts,
         timeCapMs: options.timeCapMs,
+        perShopper: options.perShopper,
+        providers: sidesOf(options),
       })
       all.push(...run.results)
       await reportAndFollow(cluster, "load", run, await audit(cluster, all), all)

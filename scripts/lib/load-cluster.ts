@@ -15,6 +15,7 @@ import os from "node:os"
 import path from "node:path"
 import { Client } from "pg"
 import { CardServiceSandbox, startSandbox } from "../../src/sandbox"
+import { STATEMENT_SETTINGS, statementCounter, type StatementCounter } from "./load-statements"
 import { REDIS_BINARY, startOwnRedis } from "./redis-server"
 
 // The launcher's helpers are plain JavaScript shared with scripts/demo.js.
@@ -23,6 +24,8 @@ const { spawnNode, stopGroup, waitForHttp, tail } = require("./demo-processes")
 
 const ROOT = path.resolve(__dirname, "..", "..")
 export const CARD_PROVIDER_ID = "pp_card-service_card-service"
+/** The same provider, authorizing only (medusa-config.ts, CARD_SERVICE_AUTHORIZE_ONLY_PROVIDER). */
+export const AUTHORIZE_ONLY_PROVIDER_ID = "pp_card-service_card-service-authorize"
 export const SYSTEM_PROVIDER_ID = "pp_system_default"
 const DATABASE = "medusa_load"
 
@@ -65,6 +68,10 @@ export type Cluster = {
   counters: ProxyCounters
   seed: { publishableKey: string; regionId: string; salesChannelId: string }
   query: (sql: string, params?: unknown[]) => Promise<any[]>
+  /** Whether the card side captures automatically (CARD_SERVICE_AUTO_CAPTURE). */
+  autoCapture: boolean
+  /** pg_stat_statements, when started with `statements`. */
+  statements: StatementCounter | null
   killInstance: (index: number) => void
   startInstance: (index: number) => Promise<void>
   restartRedis: () => Promise<void>
@@ -85,6 +92,8 @@ export async function startCluster({
   keepLogs = true,
   cpuProfile = false,
   autoCapture = true,
+  statements = false,
+  authorizeSide = false,
 }: {
   log?: Log
   dbEnv?: Record<string, string | undefined>
@@ -105,6 +114,17 @@ export async function startCluster({
   cpuProfile?: boolean
   /** The provider's automatic capture (CARD_SERVICE_AUTO_CAPTURE); on unless told otherwise. */
   autoCapture?: boolean
+  /**
+   * Load pg_stat_statements into the embedded PostgreSQL, for the
+   * benchmark's statement counts (load-statements.ts); not with `dbEnv`.
+   */
+  statements?: boolean
+  /**
+   * Register a second card-service provider that authorizes only
+   * (AUTHORIZE_ONLY_PROVIDER_ID), enabled on the region beside the others,
+   * for the benchmark's third side.
+   */
+  authorizeSide?: boolean
 } = {}): Promise<Cluster> {
   const logDir = fs.mkdtempSync(path.join(os.tmpdir(), "card-service-load-"))
   const cleanups: Array<() => Promise<void>> = []
@@ -139,7 +159,10 @@ export async function startCluster({
       })
     } else {
       log("starting an embedded PostgreSQL")
-      const db = await startEmbeddedPostgres({ log: () => {} })
+      const db = await startEmbeddedPostgres({
+        log: () => {},
+        settings: statements ? STATEMENT_SETTINGS : [],
+      })
       cleanups.push(() => db.stop())
       await db.createDatabase(database)
       databaseUrl = db.databaseUrl(database)
@@ -203,6 +226,7 @@ export async function startCluster({
       CARD_SERVICE_MODE: "test",
       CARD_SERVICE_TEST_URL: sandbox.url,
       CARD_SERVICE_AUTO_CAPTURE: String(autoCapture),
+      CARD_SERVICE_AUTHORIZE_ONLY_PROVIDER: String(authorizeSide),
       CARD_SERVICE_SESSION_SECRET: "load-benchmark-session-secret-0123456789",
     }
     delete env.NODE_OPTIONS
@@ -234,7 +258,7 @@ export async function startCluster({
       DEMO_SEED_OUTPUT: seedFile,
       DEMO_ADMIN_EMAIL: "admin@example.com",
       DEMO_ADMIN_PASSWORD: "supersecret",
-      DEMO_SEED_PROVIDERS: SYSTEM_PROVIDER_ID,
+      DEMO_SEED_PROVIDERS: [SYSTEM_PROVIDER_ID, ...(authorizeSide ? [AUTHORIZE_ONLY_PROVIDER_ID] : [])].join(","),
       DEMO_SEED_STOCK: String(stock),
       DEMO_SEED_LOAD_VARIANTS: String(variants),
     })
@@ -312,6 +336,16 @@ export async function startCluster({
     const pg = new Client({ connectionString: databaseUrl })
     await pg.connect()
     cleanups.push(() => pg.end())
+    let statementCount: StatementCounter | null = null
+    if (statements) {
+      if (dbEnv?.DB_HOST) log("statement counts need the embedded PostgreSQL; none with DB_HOST set")
+      else {
+        const own = new Client({ connectionString: databaseUrl })
+        await own.connect()
+        cleanups.push(() => own.end())
+        statementCount = await statementCounter(own)
+      }
+    }
 
     return {
       proxyUrl,
@@ -321,6 +355,8 @@ export async function startCluster({
       seed,
       logDir,
       query: async (sql, params) => (await pg.query(sql, params as any[])).rows,
+      statements: statementCount,
+      autoCapture,
       killInstance: (index) => {
         const instance = instances[index]
         instance.up = false

@@ -8,7 +8,8 @@ import fs from "node:fs"
 import { randomUUID } from "node:crypto"
 import { performance } from "node:perf_hooks"
 import { request } from "undici"
-import { CARD_PROVIDER_ID, Cluster, SYSTEM_PROVIDER_ID } from "./load-cluster"
+import { AUTHORIZE_ONLY_PROVIDER_ID, CARD_PROVIDER_ID, Cluster, SYSTEM_PROVIDER_ID } from "./load-cluster"
+import { addStatements, type StatementTally } from "./load-statements"
 
 const NAVIGATION_HEADERS = {
   "content-type": "application/x-www-form-urlencoded",
@@ -19,7 +20,22 @@ const NAVIGATION_HEADERS = {
 }
 const APPROVED_FRICTIONLESS = { number: "4000000000001000", cardType: "VISA" }
 
-export type Provider = "card" | "system"
+/**
+ * The sides of a run: the card service with automatic capture (the store's
+ * setting, CARD_SERVICE_AUTO_CAPTURE), the same provider authorizing only
+ * (a cluster started with `authorizeSide`), and Medusa's system provider.
+ */
+export type Provider = "card" | "authorize" | "system"
+export const PROVIDERS: readonly Provider[] = ["card", "authorize", "system"]
+export type PerSide<T> = Record<Provider, T>
+
+const perSide = <T>(make: () => T): PerSide<T> => ({ card: make(), authorize: make(), system: make() })
+
+const PROVIDER_IDS: PerSide<string> = {
+  card: CARD_PROVIDER_ID,
+  authorize: AUTHORIZE_ONLY_PROVIDER_ID,
+  system: SYSTEM_PROVIDER_ID,
+}
 
 export type CheckoutResult = {
   provider: Provider
@@ -243,11 +259,14 @@ export function storeClient(cluster: Cluster) {
    * the service calls back twice before it sends the browser on), the
    * browser's return, then the callback once more after the return.
    */
-  const cardCheckout = async (prepared?: Prepared): Promise<CheckoutResult> => {
+  const cardCheckout = async (
+    prepared?: Prepared,
+    provider: Exclude<Provider, "system"> = "card"
+  ): Promise<CheckoutResult> => {
     const before = retries
-    const result: CheckoutResult = { provider: "card", ok: false, retries: 0 }
+    const result: CheckoutResult = { provider, ok: false, retries: 0 }
     try {
-      const { cartId, sessionId, form } = prepared ?? (await prepare("card"))
+      const { cartId, sessionId, form } = prepared ?? (await prepare(provider))
       if (prepared?.error) throw new Error(prepared.error)
       Object.assign(result, { cartId, sessionId })
       const { serviceLocation, transactionId, started, postedAt, redirectedAt } =
@@ -339,8 +358,8 @@ export function storeClient(cluster: Cluster) {
    * the pay form. A failure is kept for the checkout to report.
    */
   const prepare = async (provider: Provider): Promise<Prepared> => {
-    const ready = await cartReadyToPay(provider === "card" ? CARD_PROVIDER_ID : SYSTEM_PROVIDER_ID)
-    return provider === "card" ? { ...ready, form: await formOf(ready.sessionId) } : ready
+    const ready = await cartReadyToPay(PROVIDER_IDS[provider])
+    return provider === "system" ? ready : { ...ready, form: await formOf(ready.sessionId) }
   }
 
   return {
@@ -374,30 +393,34 @@ async function waitForOrder(
 
 export type RunResult = {
   concurrency: number
-  wallMs: { card: number; system: number }
+  /** The sides this run drove. */
+  providers: Provider[]
+  wallMs: PerSide<number>
   /**
    * CPU time the whole machine spent during each provider's rounds (every
    * process: the instances, PostgreSQL, Redis, this process with the sandbox
    * and the proxy), from /proc/stat; null where there is none. Work a round
    * leaves behind (events, the sweep) lands in the next round's.
    */
-  cpuMs: { card: number; system: number } | null
+  cpuMs: PerSide<number> | null
   /**
    * Of cpuMs, this process's own: the sandbox (the card service's side of
    * every card checkout), the proxy and the shoppers. Work that in
    * production runs on the service's machines and the shoppers' devices.
    */
-  benchCpuMs: { card: number; system: number }
+  benchCpuMs: PerSide<number>
+  /** The statements run during each side's rounds, when the cluster counts them (load-statements.ts). */
+  statements: PerSide<StatementTally> | null
   results: CheckoutResult[]
   timedOut: boolean
 }
 
 /**
- * `checkouts` of each provider by `concurrency` shoppers. The two providers
- * alternate in rounds (a round of card checkouts, then a round of system
- * ones, each with all shoppers at once), so warm-up and background load fall
- * on both alike; each side's throughput is its checkouts over the time its
- * own rounds took. `timeCapMs` stops starting new rounds.
+ * `checkouts` of each provider by `concurrency` shoppers. The providers
+ * alternate in rounds (a round of card checkouts, then a round of each other
+ * side's, each with all shoppers at once), so warm-up and background load
+ * fall on all alike; each side's throughput is its checkouts over the time
+ * its own rounds took. `timeCapMs` stops starting new rounds.
  */
 export async function runShoppers(
   cluster: Cluster,
@@ -407,9 +430,19 @@ export async function runShoppers(
     timeCapMs,
     providers = ["card", "system"],
     onPayments,
+    perShopper = 1,
   }: {
     concurrency: number
     checkouts: number
+    /**
+     * Checkouts each shopper makes in a round, one after another (a round is
+     * `concurrency * perShopper` carts). A round ends when its slowest
+     * shopper is done, so with one each, every round's throughput is set by
+     * its slowest checkout (which p99 already reports) and the cores idle
+     * while the last few finish; more per shopper keeps N payments in flight
+     * for longer between those ends.
+     */
+    perShopper?: number
     timeCapMs: number
     providers?: Provider[]
     /** Called when a round's payments start (its carts are built). */
@@ -418,24 +451,22 @@ export async function runShoppers(
 ): Promise<RunResult> {
   const client = storeClient(cluster)
   await client.loadCatalog()
+  const sides = PROVIDERS.filter((provider) => providers.includes(provider))
   const results: CheckoutResult[] = []
-  const wallMs = { card: 0, system: 0 }
-  let cpuMs: RunResult["cpuMs"] = machineCpuMs() === null ? null : { card: 0, system: 0 }
-  const benchCpuMs = { card: 0, system: 0 }
+  const wallMs = perSide(() => 0)
+  const cpuMs: RunResult["cpuMs"] = machineCpuMs() === null ? null : perSide(() => 0)
+  const benchCpuMs = perSide(() => 0)
+  const statements: RunResult["statements"] = cluster.statements ? perSide(() => new Map()) : null
   const deadline = Date.now() + timeCapMs
-  // A provider left out counts as done.
-  let done = {
-    card: providers.includes("card") ? 0 : checkouts,
-    system: providers.includes("system") ? 0 : checkouts,
-  }
+  const done = perSide(() => 0)
   let timedOut = false
-  while (done.card < checkouts || done.system < checkouts) {
+  while (sides.some((provider) => done[provider] < checkouts)) {
     if (Date.now() > deadline) {
       timedOut = true
       break
     }
-    for (const provider of ["card", "system"] as const) {
-      const size = Math.min(concurrency, checkouts - done[provider])
+    for (const provider of sides) {
+      const size = Math.min(concurrency * perShopper, checkouts - done[provider])
       if (size <= 0) continue
       // The carts first, a few at a time and off the clock, then all the
       // round's shoppers pay at once: N shoppers means N concurrent
@@ -443,25 +474,35 @@ export async function runShoppers(
       // call of it take over a minute (docs/benchmarks.md), which is the
       // shop's cart API under saturation, not the payment path.
       const prepared = await prepareRound(client, provider, size)
+      await cluster.statements?.reset()
       const started = performance.now()
       const cpuBefore = machineCpuMs()
       const ownBefore = process.cpuUsage()
       onPayments?.()
-      const round = await Promise.all(
-        prepared.map((p) => (provider === "card" ? client.cardCheckout(p) : client.systemCheckout(p)))
+      // Each shopper pays for its next cart as soon as its last checkout is
+      // done, so N payments are in flight until the round's carts run out.
+      const round: CheckoutResult[] = new Array(size)
+      let next = 0
+      await Promise.all(
+        Array.from({ length: Math.min(concurrency, size) }, async () => {
+          for (let i = next++; i < size; i = next++) {
+            round[i] = await (provider === "system"
+              ? client.systemCheckout(prepared[i])
+              : client.cardCheckout(prepared[i], provider))
+          }
+        })
       )
       wallMs[provider] += performance.now() - started
       const cpuAfter = machineCpuMs()
       const own = process.cpuUsage(ownBefore)
       benchCpuMs[provider] += (own.user + own.system) / 1000
-      if (cpuMs && cpuBefore !== null && cpuAfter !== null) {
-        cpuMs = { ...cpuMs, [provider]: cpuMs[provider] + cpuAfter - cpuBefore }
-      }
-      done = { ...done, [provider]: done[provider] + size }
+      if (statements && cluster.statements) addStatements(statements[provider], await cluster.statements.read())
+      if (cpuMs && cpuBefore !== null && cpuAfter !== null) cpuMs[provider] += cpuAfter - cpuBefore
+      done[provider] += size
       results.push(...round)
     }
   }
-  return { concurrency, wallMs, cpuMs, benchCpuMs, results, timedOut }
+  return { concurrency, providers: sides, wallMs, cpuMs, benchCpuMs, statements, results, timedOut }
 }
 
 async function prepareRound(
@@ -534,6 +575,12 @@ export async function audit(
     }
   }
   const reversed = reversedApprovals(cluster)
+  // Which orders must have a capture: the card side's, when the store
+  // captures automatically; never the authorize-only side's.
+  const authorizeOnly = new Set(
+    results.filter((r) => r.provider === "authorize" && r.transactionId).map((r) => r.transactionId!)
+  )
+  const captures = (transactionId: string) => cluster.autoCapture && !authorizeOnly.has(transactionId)
   let leftBehind = 0
   const leftBehindDetails: string[] = []
   const leftBehindIds: string[] = []
@@ -551,7 +598,7 @@ export async function audit(
           ")"
       )
     }
-    if (hasOrder && !capturesOf.get(approval.transactionId)) {
+    if (hasOrder && !capturesOf.get(approval.transactionId) && captures(approval.transactionId)) {
       withoutCapture++
       withoutCaptureIds.push(approval.transactionId)
     }
