@@ -190,7 +190,7 @@ medusaIntegrationTestRunner({
         ["amount", { amount: 25 }],
         ["currency", { currency_code: "usd" }],
       ])(
-        "a validly sealed approval replayed against another Medusa %s makes no order, and the service is not asked",
+        "a validly sealed approval replayed against another Medusa %s makes no order, and the approval is reversed",
         async (_, change) => {
           const { store, cart, session } = await cartWithSession(api, getContainer())
           sandbox().setCallbackKnobs({ drop: true })
@@ -209,10 +209,21 @@ medusaIntegrationTestRunner({
           expect(landed.searchParams.get("status")).toBe("failed")
           expect(landed.searchParams.get("reason_code")).toBe("tampered")
           expect(callback.status).toBe(200)
-          // Refused on Medusa's record alone: no retrieve, no capture, no
-          // reversal; the service sees nothing of the replay.
-          expect(sandbox().requests().slice(requestsBefore)).toEqual([])
-          expect(sandbox().transactions().filter((r) => r.originalTransactionId === approval)).toEqual([])
+          // Refused on Medusa's record, so no order can use the approval: it
+          // is reversed, not captured. The callback carried no reference and
+          // cost the service nothing; the browser's return named the
+          // session's own reference (wire-choices), so the service was asked.
+          expect(reversalsOf(approval)).toHaveLength(1)
+          expect(sandbox().transactions().filter((r) => r.originalTransactionId === approval)).toEqual([
+            expect.objectContaining({ step: "REVERSAL", status: "successful" }),
+          ])
+          expect(
+            sandbox()
+              .requests()
+              .slice(requestsBefore)
+              .map((r) => (r.path.startsWith("/payment/retrieve/") && r.path.endsWith(`/${approval}`) ? "retrieve of the approval" : r.path))
+              .filter((path) => !path.endsWith("/authorize"))
+          ).toEqual(["retrieve of the approval", "/reverse"])
         }
       )
     })

@@ -120,6 +120,7 @@ async function settleSession(
   }
 
   if (!data || !matchesMedusaRecord(data, session)) {
+    await releaseRefusedApproval(provider, session.id, hint)
     return {
       kind: "failed",
       cartId,
@@ -256,6 +257,24 @@ async function releaseOrphan(
     }
   }
   return { kind: "unknown_session" }
+}
+
+/**
+ * No order can come of a session whose data is altered or whose sealed terms
+ * are not Medusa's (authorizePayment refuses it too): an approval the hint
+ * names that this plugin made for exactly this session (the reference's MAC
+ * says so) would hold the shopper's money for nothing, so it is reversed, as
+ * a deleted session's would be. Anything else the hint names is left alone,
+ * and an anonymous hint costs the service a call only as an orphan's does
+ * (hint-admission.ts).
+ */
+async function releaseRefusedApproval(
+  provider: CardServiceProviderService,
+  sessionId: string,
+  hint: SettleHint
+): Promise<void> {
+  if (!hint.transactionId || !mayLookUpOrphan(provider, sessionId, hint)) return
+  await provider.releaseOrphanedApproval(sessionId, hint.transactionId)
 }
 
 /** The session's sealed terms must be Medusa's own amount and currency for it. */

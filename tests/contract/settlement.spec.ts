@@ -108,6 +108,12 @@ async function shop(
 /** Requests the service received (every endpoint), to see that a refused hint cost it nothing. */
 const serviceCalls = () => Object.values(env.sandbox.requestCounts()).reduce((sum, n) => sum + n, 0)
 const callbackHint = (transactionId?: string): SettleHint => ({ transactionId, source: "callback" })
+/** A callback as the service sends it: with the merchantReferenceCode of the session it paid. */
+const serviceResult = (s: Shop, transactionId: string): SettleHint => ({
+  transactionId,
+  merchantReferenceCode: s.reference(),
+  source: "callback",
+})
 const settle = (s: Shop, hint: SettleHint) => settlePayment(s.medusa.container as never, s.sessionId, hint)
 const orders = (s: Shop) => [...s.medusa.carts.orders.values()]
 /** Medusa deletes the session when the cart changes. */
@@ -176,12 +182,14 @@ describe("settlement of a reported result", () => {
     ["another amount", { amount: 31 }],
     ["another currency", { currencyCode: "usd" }],
     ["an amount that is no number", { amount: Number.NaN }],
-  ])("refuses validly sealed data when Medusa records %s for the session", async (_name, terms) => {
+  ])("refuses validly sealed data when Medusa records %s for the session, and reverses its approval", async (_name, terms) => {
     const s = await shop(terms)
     const tx = await s.pay()
-    const outcome = await settle(s, callbackHint(tx))
+    const outcome = await settle(s, serviceResult(s, tx))
     expect(outcome).toMatchObject({ kind: "failed", failure: { code: "tampered" } })
     expect(orders(s)).toHaveLength(0)
+    // No order can come of the session: its approval must not hold the money.
+    expect(s.reversals(tx)).toHaveLength(1)
   })
 
   it("takes Medusa's currency code in any case", async () => {
@@ -190,13 +198,38 @@ describe("settlement of a reported result", () => {
     expect(await settle(s, callbackHint(tx))).toMatchObject({ kind: "order" })
   })
 
-  it("refuses session data altered by the storefront", async () => {
+  it("refuses session data altered by the storefront, and reverses the session's approval", async () => {
     const s = await shop()
     const tx = await s.pay()
     const session = s.medusa.payments.session(s.sessionId)
     session.data = { ...session.data, amount_minor: "100" }
-    expect(await settle(s, callbackHint(tx))).toMatchObject({ kind: "failed", failure: { code: "tampered" } })
+    expect(await settle(s, serviceResult(s, tx))).toMatchObject({ kind: "failed", failure: { code: "tampered" } })
     expect(orders(s)).toHaveLength(0)
+    expect(s.reversals(tx)).toHaveLength(1)
+    // A copy of the same result reverses nothing more (the service declines a second reversal, 237).
+    await settle(s, serviceResult(s, tx))
+    expect(s.reversals(tx).filter((r) => (r as { status: string }).status === "successful")).toHaveLength(1)
+  })
+
+  it("asks the service nothing for altered session data when an anonymous hint carries no reference of the session", async () => {
+    const s = await shop()
+    const tx = await s.pay()
+    const session = s.medusa.payments.session(s.sessionId)
+    session.data = { ...session.data, amount_minor: "100" }
+    const before = serviceCalls()
+    expect(await settle(s, callbackHint(tx))).toMatchObject({ kind: "failed", failure: { code: "tampered" } })
+    expect(serviceCalls()).toBe(before)
+  })
+
+  it("reverses nothing for altered session data when the hint names another session's approval", async () => {
+    const other = await shop()
+    const s = await shop()
+    const tx = await other.pay()
+    const session = s.medusa.payments.session(s.sessionId)
+    session.data = { ...session.data, amount_minor: "100" }
+    // The hint claims this session's reference; the service's record of tx names the other's.
+    expect(await settle(s, serviceResult(s, tx))).toMatchObject({ kind: "failed", failure: { code: "tampered" } })
+    expect(other.reversals(tx)).toHaveLength(0)
   })
 
   it("fails a session whose collection belongs to no cart, with no order", async () => {
