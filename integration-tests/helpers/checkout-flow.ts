@@ -1,5 +1,6 @@
 import { createApiKeysWorkflow } from "@medusajs/core-flows"
 import type { MedusaContainer } from "@medusajs/framework/types"
+import { Modules } from "@medusajs/framework/utils"
 import type { AxiosInstance } from "axios"
 import { payLikeABrowser } from "./browser-step"
 import { CARD_SERVICE_PROVIDER_ID, SeededStore, seedStore } from "./seed-store"
@@ -80,4 +81,31 @@ export async function orderOfCart(container: MedusaContainer, cartId: string) {
     filters: { cart_id: cartId },
   })
   return data[0]?.order_id ?? null
+}
+
+/**
+ * Puts a placed order back into the state a Medusa instance killed inside
+ * completeCartWorkflow leaves: the order and its cart link exist, the
+ * approval is attached to the session, but the session was never authorized
+ * (the workflow authorizes at its very end and that transaction never
+ * committed): no payment, no capture, no order transaction, the collection
+ * unpaid, and no settled mark.
+ */
+export async function forgetOrderPayment(
+  container: MedusaContainer,
+  { orderId, sessionId, payment }: { orderId: string; sessionId: string; payment: { id: string; payment_collection_id: string } }
+) {
+  const pg = container.resolve("__pg_connection__")
+  await pg.raw(`delete from capture where payment_id = ?`, [payment.id])
+  await pg.raw(`delete from payment where id = ?`, [payment.id])
+  await pg.raw(`delete from order_transaction where order_id = ?`, [orderId])
+  await pg.raw(`update payment_session set authorized_at = null, status = 'pending' where id = ?`, [sessionId])
+  const zero = JSON.stringify({ value: "0", precision: 20 })
+  await pg.raw(
+    `update payment_collection set status = 'not_paid', completed_at = null,
+       authorized_amount = 0, raw_authorized_amount = ?::jsonb, captured_amount = 0, raw_captured_amount = ?::jsonb
+     where id = ?`,
+    [zero, zero, payment.payment_collection_id]
+  )
+  await container.resolve<{ invalidate: (key: string) => Promise<void> }>(Modules.CACHE).invalidate(`card-service:settled:${sessionId}`)
 }

@@ -1,8 +1,10 @@
+import { Modules } from "@medusajs/framework/utils"
 import { medusaIntegrationTestRunner } from "@medusajs/test-utils"
 import { useCardServiceSandbox } from "../helpers/card-service-env"
 import {
   adminHeaders,
   checkoutToOrder,
+  forgetOrderPayment,
   paymentOfOrder,
 } from "../helpers/checkout-flow"
 
@@ -71,6 +73,38 @@ medusaIntegrationTestRunner({
         expect(
           (await paymentOfOrder(getContainer(), orderId)).captures
         ).toHaveLength(1)
+      })
+
+      it("records the payment of an order whose completion died before recording it, when the result is delivered again", async () => {
+        const { orderId, session, payment } = await checkoutToOrder(api, getContainer())
+        const approval = payment.data.transaction_id
+        await forgetOrderPayment(getContainer(), { orderId, sessionId: session.id, payment })
+        const admin = await adminHeaders(getContainer())
+        const paymentStatus = async () =>
+          (await api.get(`/admin/orders/${orderId}?fields=id,payment_status`, { headers: admin })).data.order.payment_status
+        expect(await paymentStatus()).not.toBe("captured")
+
+        // The service delivers its result again (or the sweep gets to it).
+        const reference = env.sandbox().transaction(approval)!.merchantReferenceCode
+        const delivered = await api.post(`/card-service/callback/${session.id}/`, {
+          decision: "ACCEPT",
+          reasonCode: "100",
+          transactionId: approval,
+          merchantReferenceCode: reference,
+        })
+        expect(delivered.status).toBe(200)
+
+        const recorded = await paymentOfOrder(getContainer(), orderId)
+        expect(recorded.data.transaction_id).toBe(approval)
+        expect(recorded.captured_at).toBeTruthy()
+        expect(recorded.captures.map((c: any) => Number(c.amount))).toEqual([30])
+        expect(await paymentStatus()).toBe("captured")
+        // Still one capture at the service: the second was answered "already captured".
+        expect(successfulCaptures(approval)).toHaveLength(1)
+        const transactions = await getContainer()
+          .resolve(Modules.ORDER)
+          .listOrderTransactions({ order_id: orderId }, { select: ["reference", "amount"] })
+        expect(transactions.map((t: any) => [t.reference, Number(t.amount)])).toEqual([["capture", 30]])
       })
     })
   },

@@ -6,6 +6,7 @@ import {
   CARDS,
   cartWithSession,
   checkoutToOrder,
+  forgetOrderPayment,
   orderOfCart,
   paymentOfOrder,
 } from "../helpers/checkout-flow"
@@ -136,6 +137,23 @@ medusaIntegrationTestRunner({
         )
       ).toEqual([])
       expect(await orderOfCart(getContainer(), cart.id)).toBe(orderId)
+    })
+
+    it("records the payment of an order whose completion died before recording it, with no further delivery", async () => {
+      const { orderId, session, payment } = await checkoutToOrder(api, getContainer())
+      await forgetOrderPayment(getContainer(), { orderId, sessionId: session.id, payment })
+
+      const { actions } = await sweep()
+
+      expect(actions).toContainEqual({
+        session_id: session.id,
+        status: "order_created",
+        message: expect.stringContaining(`order ${orderId} had no payment`),
+      })
+      const recorded = await paymentOfOrder(getContainer(), orderId)
+      expect(recorded.data.transaction_id).toBe(payment.data.transaction_id)
+      // The next pass finds nothing more to do for it.
+      expect((await sweep()).actions.filter((a: any) => a.session_id === session.id)).toEqual([])
     })
 
     it("stops at the first outage, makes nothing, and reports the service down", async () => {

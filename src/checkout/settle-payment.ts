@@ -15,6 +15,7 @@ import type CardServiceProviderService from "../providers/card-service/service"
 import { reasonText, statusForUnapproved } from "../providers/card-service/status-mapping"
 import { sessionRowWriter } from "../reconciliation/session-notes"
 import { anonymousHint, mayLookUpOrphan } from "./hint-admission"
+import { finishOrderPayment } from "./order-payment"
 import { cardServiceProvider, loadCardServiceSession, PROVIDER_ID_PREFIX } from "./provider-lookup"
 import { settledAlready } from "./settled-check"
 import { writeSettledMark } from "./settled-marks"
@@ -34,7 +35,14 @@ export type SettleOutcome =
    * named another approval of this session (a second tab paid too), which was
    * reversed.
    */
-  | { kind: "order"; orderId: string; cartId: string; secondPaymentReleased?: boolean }
+  | {
+      kind: "order"
+      orderId: string
+      cartId: string
+      secondPaymentReleased?: boolean
+      /** The order had no payment (its completion died) and this settlement recorded it (order-payment.ts). */
+      paymentRecorded?: boolean
+    }
   /** Nothing known yet: the shopper has not finished, or the result has not arrived. */
   | { kind: "pending"; cartId: string | null }
   /** The payment did not go through; the shopper may try again. */
@@ -113,10 +121,19 @@ async function settleSession(
   const data = provider.verifySession(session.data, session.id)
   if (orderId && cartId) {
     const released = await releaseLateApproval(provider, data, session, hint)
+    // The order may have been made by a completion that died before it
+    // recorded the payment (order-payment.ts).
+    const recorded = (await finishOrderPayment(container, session, data, { cartId, orderId })) === "finished"
     if (data?.transaction_id) {
       await writeSettledMark(container, session.id, { transactionId: data.transaction_id, orderId, cartId, locale })
     }
-    return { kind: "order", orderId, cartId, ...(released ? { secondPaymentReleased: true } : {}) }
+    return {
+      kind: "order",
+      orderId,
+      cartId,
+      ...(released ? { secondPaymentReleased: true } : {}),
+      ...(recorded ? { paymentRecorded: true } : {}),
+    }
   }
 
   if (!data || !matchesMedusaRecord(data, session)) {
@@ -157,7 +174,7 @@ async function settleSession(
       failure: { code: "no_cart", message: "the payment session belongs to no cart" },
     }
   }
-  const outcome = await completeCart(container, cartId, session.id)
+  const outcome = await completeCart(container, provider, cartId, session.id)
   if (outcome.kind === "order") {
     await writeSettledMark(container, session.id, {
       transactionId: current.transaction_id,
@@ -428,6 +445,7 @@ async function isApproval(provider: CardServiceProviderService, data: CardServic
 
 async function completeCart(
   container: MedusaContainer,
+  provider: CardServiceProviderService,
   cartId: string,
   sessionId: string
 ): Promise<SettleOutcome> {
@@ -436,13 +454,18 @@ async function completeCart(
     return { kind: "order", orderId: result.id, cartId }
   } catch (error) {
     // The storefront may be completing the same cart at this moment (Medusa
-    // answers one of two concurrent completions with a conflict): if an
-    // order exists now, that is the outcome.
+    // answers one of two concurrent completions with a conflict), or a
+    // completion that died holds the cart's lock: if an order exists now,
+    // that is the outcome, once its payment is recorded (order-payment.ts).
     const paymentModule = container.resolve<IPaymentModuleService>(Modules.PAYMENT)
     const session = await paymentModule.retrievePaymentSession(sessionId)
     const { orderId } = await cartOfSession(container, session)
     if (orderId) {
-      return { kind: "order", orderId, cartId }
+      const recorded = await finishOrderPayment(container, session, provider.verifySession(session.data, session.id), {
+        cartId,
+        orderId,
+      })
+      return { kind: "order", orderId, cartId, ...(recorded === "finished" ? { paymentRecorded: true } : {}) }
     }
     const data = session.data as Partial<CardServiceSessionData>
     if (data?.failure) {

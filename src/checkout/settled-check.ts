@@ -47,7 +47,7 @@ export async function lookBeforeLock(
     const data = found.provider.verifySession(found.session.data, found.session.id)
     if (!data?.transaction_id) return { settled: null, collectionId }
     const cart = await cartOfSession(container, found.session)
-    const settled = settledOrder(data, cart, hint)
+    const settled = settledOrder(data, cart, hint, found.session)
     // Settled without this plugin's settlement marking it (the storefront
     // completed the cart, or the mark expired or lives on another instance's
     // cache): marked now, so the next copy and the return need no reads.
@@ -65,13 +65,19 @@ export async function lookBeforeLock(
   }
 }
 
-/** settledAlready for a caller that has read the session (verified) and its cart. */
+/**
+ * settledAlready for a caller that has read the session (verified) and its
+ * cart. An order whose session Medusa never authorized is not settled: its
+ * completion stopped before recording the payment, which the locked path
+ * finishes (order-payment.ts).
+ */
 export function settledOrder(
   data: CardServiceSessionData | null,
   cart: { cartId: string | null; orderId: string | null },
-  hint: SettleHint
+  hint: SettleHint,
+  session: { authorized_at?: Date | string | null }
 ): OrderOutcome | null {
-  if (!data?.transaction_id) return null
+  if (!data?.transaction_id || !session.authorized_at) return null
   if (hint.transactionId && hint.transactionId !== data.transaction_id) return null
   return cart.cartId && cart.orderId ? { kind: "order", orderId: cart.orderId, cartId: cart.cartId } : null
 }

@@ -277,10 +277,25 @@ async function sweepSession(
 ): Promise<SweepAction | null> {
   const notes = notesOf(session.metadata)
   const { orderId } = await cartOfSession(container, session)
-  if (orderId) {
-    return null
-  }
   const data = provider.verifySession(session.data, session.id)
+  if (orderId) {
+    // An order whose completion died before it recorded the payment of
+    // the session's verified transaction: the settlement finishes it
+    // (order-payment.ts). Any other order needs nothing of the sweep.
+    if (session.authorized_at || !data?.transaction_id || data.failure || data.state === "failed") {
+      return null
+    }
+    // Throws while the cart is still locked (OrderPaymentPending): logged,
+    // and tried again on the next pass.
+    const outcome = await settlePayment(container, session.id, { source: "sweep" })
+    return outcome.kind === "order" && outcome.paymentRecorded
+      ? {
+          session_id: session.id,
+          status: "order_created",
+          message: `order ${outcome.orderId} had no payment (its completion stopped before recording it); recorded transaction ${data.transaction_id} as its payment`,
+        }
+      : null
+  }
 
   // A result was reported but never verified (the service was down when the
   // callback came): verify it now, as the callback would have.

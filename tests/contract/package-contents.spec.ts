@@ -12,10 +12,13 @@ jest.setTimeout(240_000)
  * docs; the compiled tests, scripts and benchmarks that shipped before nearly
  * doubled it. Raised once, to about 360 kB / 1.31 MB, by runtime code and its
  * docs: the shopper strings in four languages, the reconciliation sweep, the
- * hosted-page and reconciliation guides. The ALLOWED and FORBIDDEN lists are
- * the guard against shipping another test folder; the margin is for growth.
+ * hosted-page and reconciliation guides. Raised again, from 450 to 460 kB
+ * packed, when finishing the payment of an order whose completion died
+ * (order-payment.ts) took it 0.6 kB over. The ALLOWED and FORBIDDEN lists
+ * are the guard against shipping another test folder; the margin is for
+ * growth.
  */
-const BUDGET = { packedBytes: 450_000, unpackedBytes: 1_700_000 }
+const BUDGET = { packedBytes: 460_000, unpackedBytes: 1_700_000 }
 
 /** Everything a shipped path may be, and nothing else. */
 const ALLOWED = [

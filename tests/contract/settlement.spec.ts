@@ -249,6 +249,8 @@ describe("settlement of a reported result", () => {
     const tx = await s.pay()
     const complete = s.medusa.carts.complete.bind(s.medusa.carts)
     s.medusa.carts.complete = async (cartId) => {
+      // The storefront's completion, which authorized the session as Medusa's does.
+      await s.medusa.payments.authorizePaymentSession(s.sessionId)
       s.medusa.carts.orders.set(cartId, "order_storefront")
       throw new Error("conflict: the cart is being completed")
     }
@@ -391,6 +393,73 @@ describe("settlement of a reported result", () => {
     expect(outcomes.map((o) => o.kind)).toEqual(["order", "order"])
     expect(orders(s)).toHaveLength(1)
     expect(s.reversals(a).length + s.reversals(b).length).toBe(1)
+  })
+})
+
+describe("an order whose completion stopped before it recorded the payment", () => {
+  /**
+   * What a Medusa instance that died inside completeCartWorkflow leaves: the
+   * transaction attached to the session, the order made, and no payment
+   * (the workflow authorizes the session at its very end).
+   */
+  async function orderWithoutPayment(s: Shop): Promise<string> {
+    const tx = await s.pay()
+    await attachedBefore(s, tx)
+    s.medusa.carts.orders.set(s.cartId, "order_of_dead_completion")
+    return tx
+  }
+
+  it("records the session's payment on the order, once, when a copy of the result arrives", async () => {
+    const s = await shop()
+    const tx = await orderWithoutPayment(s)
+
+    expect(await settle(s, serviceResult(s, tx))).toEqual({
+      kind: "order",
+      orderId: "order_of_dead_completion",
+      cartId: s.cartId,
+      paymentRecorded: true,
+    })
+    expect(s.medusa.payments.session(s.sessionId)).toMatchObject({ status: "authorized", authorized_at: expect.any(Date) })
+    expect(s.medusa.payments.authorizations).toBe(1)
+    // No second order, and the next copy changes nothing.
+    expect(s.medusa.carts.completions).toHaveLength(0)
+    expect(await settle(s, serviceResult(s, tx))).toEqual({ kind: "order", orderId: "order_of_dead_completion", cartId: s.cartId })
+    expect(s.medusa.payments.authorizations).toBe(1)
+    expect(s.reversals(tx)).toHaveLength(0)
+  })
+
+  it("waits while the cart is still locked by its completion, then records it", async () => {
+    const s = await shop()
+    const tx = await orderWithoutPayment(s)
+    // Medusa's completion holds the cart's lock until it is done (or its TTL lapses).
+    await s.medusa.locking.acquire(s.cartId, { ownerId: "completion" })
+
+    await expect(settle(s, serviceResult(s, tx))).rejects.toThrow(/still being completed/)
+    expect(s.medusa.payments.authorizations).toBe(0)
+
+    await s.medusa.locking.release(s.cartId, { ownerId: "completion" })
+    expect(await settle(s, serviceResult(s, tx))).toMatchObject({ kind: "order", paymentRecorded: true })
+    expect(s.medusa.payments.authorizations).toBe(1)
+    expect(s.medusa.locking.isHeld(s.cartId)).toBe(false)
+  })
+
+  it("answers the callback 503 while the cart is locked, so the service delivers it again", async () => {
+    const s = await shop()
+    const tx = await orderWithoutPayment(s)
+    await s.medusa.locking.acquire(s.cartId, { ownerId: "completion" })
+    const res = await postCallback(s, callbackBody(tx, s.reference()))
+    expect(res.statusCode).toBe(503)
+    expect(s.medusa.payments.authorizations).toBe(0)
+  })
+
+  it("does nothing for an order whose session Medusa authorized", async () => {
+    const s = await shop()
+    const tx = await s.pay()
+    expect(await settle(s, serviceResult(s, tx))).toMatchObject({ kind: "order" })
+    expect(s.medusa.payments.authorizations).toBe(1)
+    s.medusa.cache.entries.clear()
+    expect(await settle(s, serviceResult(s, tx))).toEqual({ kind: "order", orderId: expect.any(String), cartId: s.cartId })
+    expect(s.medusa.payments.authorizations).toBe(1)
   })
 })
 

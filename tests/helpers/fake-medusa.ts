@@ -38,6 +38,8 @@ export type FakeSession = {
   metadata: Record<string, unknown> | null
   payment_collection_id: string
   status?: string
+  /** Set when Medusa authorized the session (it then has a payment). */
+  authorized_at?: Date | null
 }
 
 type Waiter = () => void
@@ -225,8 +227,13 @@ export class FakePaymentModule {
   }
 
   /** Medusa's authorizePaymentSession: the provider decides, anything but authorized is refused. */
+  /** Counted, as Medusa's is idempotent: an authorized session is answered without the provider. */
+  authorizations = 0
+
   async authorizePaymentSession(id: string): Promise<void> {
     const session = this.session(id)
+    if (session.authorized_at) return
+    this.authorizations++
     const { status, data } = await this.provider(session).authorizePayment({
       data: session.data,
       context: { idempotency_key: session.id },
@@ -235,6 +242,8 @@ export class FakePaymentModule {
     if (status !== "authorized" && status !== "captured") {
       throw new MedusaError(MedusaError.Types.NOT_ALLOWED, `Session: ${id} was not authorized with the provider.`)
     }
+    session.status = "authorized"
+    session.authorized_at = new Date()
   }
 
   session(id: string): FakeSession {

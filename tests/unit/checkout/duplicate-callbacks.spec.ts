@@ -37,18 +37,24 @@ describe("a duplicate callback answered without settling", () => {
 describe("a session already settled, from what was read", () => {
   const data = { transaction_id: "tx-1" } as CardServiceSessionData
   const cart = { cartId: "cart_1", orderId: "order_1" }
+  const authorized = { authorized_at: new Date() }
 
   it("is the order when the hint names the settled transaction, or none", () => {
     const order = { kind: "order", orderId: "order_1", cartId: "cart_1" }
-    expect(settledOrder(data, cart, { transactionId: "tx-1", source: "callback" })).toEqual(order)
-    expect(settledOrder(data, cart, { source: "return" })).toEqual(order)
+    expect(settledOrder(data, cart, { transactionId: "tx-1", source: "callback" }, authorized)).toEqual(order)
+    expect(settledOrder(data, cart, { source: "return" }, authorized)).toEqual(order)
   })
 
   it("is left to the locked path for another transaction (a second tab's approval), no order, or no settled transaction", () => {
-    expect(settledOrder(data, cart, { transactionId: "tx-2", source: "callback" })).toBeNull()
-    expect(settledOrder(data, { cartId: "cart_1", orderId: null }, { source: "return" })).toBeNull()
-    expect(settledOrder({ transaction_id: null } as never, cart, { source: "return" })).toBeNull()
-    expect(settledOrder(null, cart, { source: "return" })).toBeNull()
+    expect(settledOrder(data, cart, { transactionId: "tx-2", source: "callback" }, authorized)).toBeNull()
+    expect(settledOrder(data, { cartId: "cart_1", orderId: null }, { source: "return" }, authorized)).toBeNull()
+    expect(settledOrder({ transaction_id: null } as never, cart, { source: "return" }, authorized)).toBeNull()
+    expect(settledOrder(null, cart, { source: "return" }, authorized)).toBeNull()
+  })
+
+  it("is left to the locked path for an order whose session Medusa never authorized (its completion died)", () => {
+    expect(settledOrder(data, cart, { transactionId: "tx-1", source: "callback" }, { authorized_at: null })).toBeNull()
+    expect(settledOrder(data, cart, { source: "return" }, {})).toBeNull()
   })
 })
 

@@ -90,7 +90,7 @@ async function handleReturn(
     // Already an order with this transaction (the callback came first): the
     // reads above say so, without the lock or reading them again.
     const hint = { transactionId, merchantReferenceCode, source: "return" as const }
-    outcome = settledOrder(data, cart, hint) ?? (await settleUnderLock(req.scope, sessionId, hint))
+    outcome = settledOrder(data, cart, hint, session) ?? (await settleUnderLock(req.scope, sessionId, hint))
   } catch (error) {
     // Over the call budget is no error of ours: the storefront polls.
     if (!(error instanceof CallBudgetExceeded)) {
