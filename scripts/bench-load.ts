@@ -28,6 +28,7 @@ import { measureSplit, splitLines } from "./lib/load-split"
 import {
   audit,
   followLeftBehind,
+  followWithoutCapture,
   Audit,
   CheckoutResult,
   percentile,
@@ -251,7 +252,8 @@ function report(
 
 /**
  * report, then what became of each approval the audit found left behind
- * (followLeftBehind): a delay the sweep ends is told apart from a loss.
+ * (followLeftBehind) and of each order it found without a capture
+ * (followWithoutCapture): a delay the sweep ends is told apart from a loss.
  */
 async function reportAndFollow(
   cluster: Cluster,
@@ -262,7 +264,10 @@ async function reportAndFollow(
   extra: string[] = []
 ) {
   report(cluster, title, run, counts, extra)
-  const lines = await followLeftBehind(cluster, all, counts.leftBehindIds)
+  const lines = [
+    ...(await followLeftBehind(cluster, all, counts.leftBehindIds)),
+    ...(await followWithoutCapture(cluster, counts.withoutCaptureIds)),
+  ]
   if (lines.length) process.stdout.write(lines.map((line) => `  ${line}`).join("\n") + "\n")
 }
 

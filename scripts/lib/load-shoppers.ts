@@ -536,6 +536,8 @@ export type Audit = {
   /** The transaction ids of the approvals left behind, for followLeftBehind. */
   leftBehindIds: string[]
   ordersWithoutCapture: number
+  /** Their approvals, for followWithoutCapture. */
+  withoutCaptureIds: string[]
   /** For the first few orders without a capture at the service: what Medusa's payment of it says. */
   withoutCaptureDetails: string[]
   undeliveredCallbacks: number
@@ -612,6 +614,7 @@ export async function audit(
     leftBehindDetails,
     leftBehindIds,
     ordersWithoutCapture: withoutCapture,
+    withoutCaptureIds,
     withoutCaptureDetails: await paymentStates(cluster, withoutCaptureIds.slice(0, 10)),
     undeliveredCallbacks: undelivered,
     upstream5xx: cluster.counters.upstream5xx,
@@ -711,6 +714,51 @@ export async function followLeftBehind(
     lines.push(
       `follow-up: approval ${id} still without an order or a reversal ${Math.round(waitMs / 1000)} s after the audit; ` +
         `its callbacks: ${callbackHistory(cluster, id)}`
+    )
+  }
+  return lines
+}
+
+/**
+ * What became of each order the audit found without a capture (an instance
+ * killed inside Medusa's cart completion leaves its order without a
+ * payment): waits (up to `waitMs`, past Medusa's 2-minute cart lock and a
+ * sweep) until Medusa has a payment naming the approval and the service a
+ * capture of it, and says when; else says what is still missing.
+ */
+export async function followWithoutCapture(cluster: Cluster, ids: string[], waitMs = 240_000): Promise<string[]> {
+  if (!ids.length) return []
+  const since = Date.now()
+  const pending = new Set(ids)
+  const lines: string[] = []
+  const state = async (id: string) => {
+    const captured = cluster.sandbox
+      .transactions()
+      .some((t) => t.step === "CAPTURE" && t.reasonCode === "100" && t.originalTransactionId === id)
+    const [row] = await cluster.query(
+      `SELECT p.id, p.captured_at FROM payment p WHERE p.deleted_at IS NULL AND p.data->>'transaction_id' = $1`,
+      [id]
+    )
+    return { captured, payment: row ? (row.captured_at ? "captured" : "not captured") : "none" }
+  }
+  for (;;) {
+    for (const id of [...pending]) {
+      const now = await state(id)
+      if (!now.captured || now.payment !== "captured") continue
+      pending.delete(id)
+      lines.push(
+        `follow-up: the order of approval ${id} has its payment (Medusa: captured; the service: one capture) ` +
+          `within ${Math.ceil((Date.now() - since) / 1000)} s of the audit`
+      )
+    }
+    if (!pending.size || Date.now() - since > waitMs) break
+    await new Promise((resolve) => setTimeout(resolve, 5000))
+  }
+  for (const id of pending) {
+    const now = await state(id)
+    lines.push(
+      `follow-up: the order of approval ${id} still has no captured payment ${Math.round(waitMs / 1000)} s after the audit ` +
+        `(Medusa's payment: ${now.payment}; a capture at the service: ${now.captured ? "yes" : "no"})`
     )
   }
   return lines

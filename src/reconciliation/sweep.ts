@@ -10,6 +10,7 @@ import {
   cardServiceProvider,
   PROVIDER_ID_PREFIX,
 } from "../checkout/provider-lookup"
+import { OrderPaymentPending } from "../checkout/order-payment"
 import {
   cartOfSession,
   settlePayment,
@@ -56,6 +57,13 @@ const LOOKBACK_MS = 7 * 24 * 60 * 60 * 1000
 const DEFAULT_BATCH_SIZE = 100
 /** Statuses a session leaves once it is authorized, captured or canceled. */
 const OPEN_STATUSES = ["pending", "requires_more", "error"]
+
+/**
+ * How long Medusa's cart completion may hold the cart: its lock's TTL
+ * (completeCartWorkflow's acquireLockStep, two minutes). An order older than
+ * that whose session was never authorized had its completion die.
+ */
+const COMPLETION_LOCK_MS = 120_000
 
 /**
  * One pass over the card-service payment sessions that are not final. It
@@ -281,13 +289,27 @@ async function sweepSession(
   if (orderId) {
     // An order whose completion died before it recorded the payment of
     // the session's verified transaction: the settlement finishes it
-    // (order-payment.ts). Any other order needs nothing of the sweep.
-    if (session.authorized_at || !data?.transaction_id || data.failure || data.state === "failed") {
+    // (order-payment.ts). Any other order needs nothing of the sweep, nor
+    // does one whose completion may still be running: Medusa's holds the
+    // cart for at most its lock's TTL after the transaction was attached.
+    if (
+      session.authorized_at ||
+      !data?.transaction_id ||
+      data.failure ||
+      data.state === "failed" ||
+      now.getTime() - new Date(session.updated_at).getTime() < COMPLETION_LOCK_MS
+    ) {
       return null
     }
-    // Throws while the cart is still locked (OrderPaymentPending): logged,
-    // and tried again on the next pass.
-    const outcome = await settlePayment(container, session.id, { source: "sweep" })
+    let outcome: SettleOutcome
+    try {
+      outcome = await settlePayment(container, session.id, { source: "sweep" })
+    } catch (error) {
+      // The cart is still locked (a dead completion's lock lapses with its
+      // TTL): not yet, the next pass tries again.
+      if (error instanceof OrderPaymentPending) return null
+      throw error
+    }
     return outcome.kind === "order" && outcome.paymentRecorded
       ? {
           session_id: session.id,
