@@ -6,7 +6,6 @@ import type {
   PaymentSessionDTO,
 } from "@medusajs/framework/types"
 import { Modules, PaymentSessionStatus } from "@medusajs/framework/utils"
-import { randomUUID } from "node:crypto"
 import type { CardServiceSessionData } from "../providers/card-service/session-data"
 
 /**
@@ -38,8 +37,9 @@ export class OrderPaymentPending extends Error {
  * (addOrderTransactionStep). Only while holding the cart's lock, under the
  * key and owner Medusa's completion takes it with: a completion still under
  * way holds it until it is done (it authorizes before it releases), and a
- * dead one's lapses with its two-minute TTL. Until then this throws
- * OrderPaymentPending.
+ * dead one's lapses with its two-minute TTL. The lock is waited for a few
+ * seconds (Medusa's locking `execute`, whose lease is renewed while held);
+ * not taken by then, this throws OrderPaymentPending.
  *
  * Nothing is done for a session already authorized (the completion
  * finished), one with no transaction, or one whose transaction failed.
@@ -54,38 +54,51 @@ export async function finishOrderPayment(
     return "nothing_to_do"
   }
   const locking = container.resolve<ILockingModule>(Modules.LOCKING)
-  const ownerId = `card-service:order-payment:${randomUUID()}`
+  let holding = false
   try {
-    await locking.acquire(cart.cartId, { ownerId, expire: CART_LOCK_SECONDS })
-  } catch {
-    throw new OrderPaymentPending(cart.cartId)
-  }
-  try {
-    const paymentModule = container.resolve<IPaymentModuleService>(Modules.PAYMENT)
-    // Read again under the lock: the completion may have finished meanwhile.
-    const current = await paymentModule.retrievePaymentSession(session.id, {
-      relations: ["payment", "payment.captures"],
-    })
-    if (current.authorized_at && current.payment) {
-      await recordCaptures(container, current, cart.orderId)
-      return "nothing_to_do"
-    }
-    await paymentModule.authorizePaymentSession(session.id, {})
-    const authorized = await paymentModule.retrievePaymentSession(session.id, {
-      relations: ["payment", "payment.captures"],
-    })
-    if (authorized.status !== PaymentSessionStatus.AUTHORIZED) {
-      throw new Error(`payment session ${session.id} of order ${cart.orderId} was not authorized (${authorized.status})`)
-    }
-    await recordCaptures(container, authorized, cart.orderId)
-    return "finished"
-  } finally {
-    await locking.release(cart.cartId, { ownerId }).catch(() => undefined)
+    return await locking.execute(
+      cart.cartId,
+      async () => {
+        holding = true
+        return await finishUnderCartLock(container, session.id, cart.orderId)
+      },
+      { timeout: CART_WAIT_SECONDS }
+    )
+  } catch (error) {
+    // Not taken within the wait: a completion holds the cart.
+    if (!holding) throw new OrderPaymentPending(cart.cartId)
+    throw error
   }
 }
 
-/** Longer than finishing one payment takes; Medusa's completion holds the same key for up to 120 s. */
-const CART_LOCK_SECONDS = 60
+/**
+ * How long to wait for the cart's lock: a completion still running usually
+ * authorizes and lets go within this (the order then needs nothing); a dead
+ * one's lock outlasts it, and the caller tries again later.
+ */
+const CART_WAIT_SECONDS = 5
+
+async function finishUnderCartLock(
+  container: MedusaContainer,
+  sessionId: string,
+  orderId: string
+): Promise<"finished" | "nothing_to_do"> {
+  const paymentModule = container.resolve<IPaymentModuleService>(Modules.PAYMENT)
+  const withPayment = { relations: ["payment", "payment.captures"] }
+  // Read again under the lock: the completion may have finished meanwhile.
+  const current = await paymentModule.retrievePaymentSession(sessionId, withPayment)
+  if (current.authorized_at) {
+    await recordCaptures(container, current, orderId)
+    return "nothing_to_do"
+  }
+  await paymentModule.authorizePaymentSession(sessionId, {})
+  const authorized = await paymentModule.retrievePaymentSession(sessionId, withPayment)
+  if (authorized.status !== PaymentSessionStatus.AUTHORIZED) {
+    throw new Error(`payment session ${sessionId} of order ${orderId} was not authorized (${authorized.status})`)
+  }
+  await recordCaptures(container, authorized, orderId)
+  return "finished"
+}
 
 /** The order transactions completeCartWorkflow records for a payment's captures, those it lacks. */
 async function recordCaptures(

@@ -428,11 +428,12 @@ describe("an order whose completion stopped before it recorded the payment", () 
     expect(s.reversals(tx)).toHaveLength(0)
   })
 
-  it("waits while the cart is still locked by its completion, then records it", async () => {
+  it("waits a few seconds for the cart's lock, not longer, while a completion holds it; then records it", async () => {
     const s = await shop()
     const tx = await orderWithoutPayment(s)
     // Medusa's completion holds the cart's lock until it is done (or its TTL lapses).
     await s.medusa.locking.acquire(s.cartId, { ownerId: "completion" })
+    s.medusa.locking.msPerTimeoutSecond = 20
 
     await expect(settle(s, serviceResult(s, tx))).rejects.toThrow(/still being completed/)
     expect(s.medusa.payments.authorizations).toBe(0)
@@ -447,9 +448,28 @@ describe("an order whose completion stopped before it recorded the payment", () 
     const s = await shop()
     const tx = await orderWithoutPayment(s)
     await s.medusa.locking.acquire(s.cartId, { ownerId: "completion" })
+    s.medusa.locking.msPerTimeoutSecond = 20
     const res = await postCallback(s, callbackBody(tx, s.reference()))
     expect(res.statusCode).toBe(503)
     expect(s.medusa.payments.authorizations).toBe(0)
+  })
+
+  it("answers the order of a completion that finishes while it waits for the cart, recording nothing itself", async () => {
+    const s = await shop()
+    const tx = await orderWithoutPayment(s)
+    await s.medusa.locking.acquire(s.cartId, { ownerId: "completion" })
+    // The live completion authorizes the session and lets go of the cart.
+    setTimeout(async () => {
+      await s.medusa.payments.authorizePaymentSession(s.sessionId)
+      await s.medusa.locking.release(s.cartId, { ownerId: "completion" })
+    }, 100)
+
+    expect(await settle(s, serviceResult(s, tx))).toEqual({
+      kind: "order",
+      orderId: "order_of_dead_completion",
+      cartId: s.cartId,
+    })
+    expect(s.medusa.payments.authorizations).toBe(1)
   })
 
   it("does nothing for an order whose session Medusa authorized", async () => {
