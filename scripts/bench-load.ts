@@ -7,7 +7,8 @@
  * be zero, and where the card path's time went (scripts/lib/load-split.ts).
  * A benchmark, not a test: the goals are reported, not asserted.
  *
- *   npm run bench:load -- [--concurrency 10,50,100] [--checkouts N] [--time-cap S] [--faults] [--cpu-profile] [--no-auto-capture] [--statements]
+ *   npm run bench:load -- [--concurrency 10,50,100] [--checkouts N] [--time-cap S] [--faults] [--cpu-profile]
+ *                          [--no-auto-capture] [--statements] [--authorize-side] [--per-shopper K]
  *
  * --checkouts: checkouts per provider at each concurrency (default: twice the
  * concurrency, at least 40). --time-cap: seconds per concurrency before no
@@ -21,6 +22,10 @@
  * embedded PostgreSQL counts statements (pg_stat_statements) during each
  * side's rounds, and each report says how many a checkout of each side ran
  * and which the card side runs more often (scripts/lib/load-statements.ts).
+ * --authorize-side: a third side, the same provider authorizing only
+ * (CARD_SERVICE_AUTHORIZE_ONLY_PROVIDER), alternating with the other two.
+ * --per-shopper K: each shopper pays for K carts one after another in a
+ * round (default 1). docs/benchmarks.md describes every option.
  */
 import os from "node:os"
 import { startCluster, Cluster } from "./lib/load-cluster"

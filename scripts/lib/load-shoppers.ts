@@ -567,15 +567,7 @@ export async function audit(
   const approvals = transactions.filter(
     (t) => t.step === "AUTHORIZATION" && t.reasonCode === "100"
   )
-  const capturesOf = new Map<string, number>()
-  for (const t of transactions) {
-    if (t.step === "CAPTURE" && t.reasonCode === "100") {
-      capturesOf.set(
-        t.originalTransactionId,
-        (capturesOf.get(t.originalTransactionId) ?? 0) + 1
-      )
-    }
-  }
+  const capturesOf = capturesByApproval(cluster)
   const reversed = reversedApprovals(cluster)
   // Which orders must have a capture: the card side's, when the store
   // captures automatically; never the authorize-only side's.
@@ -626,6 +618,17 @@ export async function audit(
 async function orderedCarts(cluster: Cluster): Promise<Set<string>> {
   const rows = await cluster.query("SELECT cart_id FROM order_cart WHERE deleted_at IS NULL")
   return new Set(rows.map((row) => row.cart_id))
+}
+
+/** The service's successful captures, counted by the authorization each captured. */
+function capturesByApproval(cluster: Cluster): Map<string, number> {
+  const capturesOf = new Map<string, number>()
+  for (const t of cluster.sandbox.transactions()) {
+    if (t.step === "CAPTURE" && t.reasonCode === "100") {
+      capturesOf.set(t.originalTransactionId, (capturesOf.get(t.originalTransactionId) ?? 0) + 1)
+    }
+  }
+  return capturesOf
 }
 
 /** The authorizations the service reversed. */
@@ -732,9 +735,7 @@ export async function followWithoutCapture(cluster: Cluster, ids: string[], wait
   const pending = new Set(ids)
   const lines: string[] = []
   const state = async (id: string) => {
-    const captured = cluster.sandbox
-      .transactions()
-      .some((t) => t.step === "CAPTURE" && t.reasonCode === "100" && t.originalTransactionId === id)
+    const captured = (capturesByApproval(cluster).get(id) ?? 0) > 0
     const [row] = await cluster.query(
       `SELECT p.id, p.captured_at FROM payment p WHERE p.deleted_at IS NULL AND p.data->>'transaction_id' = $1`,
       [id]

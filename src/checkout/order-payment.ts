@@ -50,9 +50,7 @@ export async function finishOrderPayment(
   data: CardServiceSessionData | null,
   cart: { cartId: string; orderId: string }
 ): Promise<"finished" | "nothing_to_do"> {
-  if (session.authorized_at || !data?.transaction_id || data.failure || data.state === "failed") {
-    return "nothing_to_do"
-  }
+  if (!mayLackOrderPayment(session, data)) return "nothing_to_do"
   const locking = container.resolve<ILockingModule>(Modules.LOCKING)
   let holding = false
   try {
@@ -70,6 +68,24 @@ export async function finishOrderPayment(
     throw error
   }
 }
+
+/**
+ * Whether the order of a session's cart may lack the session's payment:
+ * Medusa never authorized the session, and its data names a transaction
+ * that did not fail. (Whether the cart is an order is the caller's read.)
+ */
+export function mayLackOrderPayment(
+  session: { authorized_at?: Date | string | null },
+  data: CardServiceSessionData | null
+): boolean {
+  return !session.authorized_at && !!data?.transaction_id && !data.failure && data.state !== "failed"
+}
+
+/**
+ * How long Medusa's cart completion may hold the cart: its lock's TTL
+ * (completeCartWorkflow's acquireLockStep, two minutes).
+ */
+export const COMPLETION_LOCK_MS = 120_000
 
 /**
  * How long to wait for the cart's lock: a completion still running usually

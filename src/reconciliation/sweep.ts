@@ -10,7 +10,7 @@ import {
   cardServiceProvider,
   PROVIDER_ID_PREFIX,
 } from "../checkout/provider-lookup"
-import { OrderPaymentPending } from "../checkout/order-payment"
+import { COMPLETION_LOCK_MS, mayLackOrderPayment, OrderPaymentPending } from "../checkout/order-payment"
 import {
   cartOfSession,
   settlePayment,
@@ -57,13 +57,6 @@ const LOOKBACK_MS = 7 * 24 * 60 * 60 * 1000
 const DEFAULT_BATCH_SIZE = 100
 /** Statuses a session leaves once it is authorized, captured or canceled. */
 const OPEN_STATUSES = ["pending", "requires_more", "error"]
-
-/**
- * How long Medusa's cart completion may hold the cart: its lock's TTL
- * (completeCartWorkflow's acquireLockStep, two minutes). An order older than
- * that whose session was never authorized had its completion die.
- */
-const COMPLETION_LOCK_MS = 120_000
 
 /**
  * One pass over the card-service payment sessions that are not final. It
@@ -293,10 +286,7 @@ async function sweepSession(
     // does one whose completion may still be running: Medusa's holds the
     // cart for at most its lock's TTL after the transaction was attached.
     if (
-      session.authorized_at ||
-      !data?.transaction_id ||
-      data.failure ||
-      data.state === "failed" ||
+      !mayLackOrderPayment(session, data) ||
       now.getTime() - new Date(session.updated_at).getTime() < COMPLETION_LOCK_MS
     ) {
       return null
@@ -314,7 +304,7 @@ async function sweepSession(
       ? {
           session_id: session.id,
           status: "order_created",
-          message: `order ${outcome.orderId} had no payment (its completion stopped before recording it); recorded transaction ${data.transaction_id} as its payment`,
+          message: `order ${outcome.orderId} had no payment (its completion stopped before recording it); recorded transaction ${data?.transaction_id} as its payment`,
         }
       : null
   }
