@@ -12,7 +12,7 @@ import type { TransactionRecord } from "../lib/wire-schemas"
 import { checkApproval } from "../providers/card-service/approval-check"
 import type { CardServiceSessionData, FailureReason } from "../providers/card-service/session-data"
 import type CardServiceProviderService from "../providers/card-service/service"
-import { reasonText, statusForUnapproved } from "../providers/card-service/status-mapping"
+import { isUnderReview, reasonText } from "../providers/card-service/status-mapping"
 import { sessionRowWriter } from "../reconciliation/session-notes"
 import { anonymousHint, mayLookUpOrphan } from "./hint-admission"
 import { finishOrderPayment } from "./order-payment"
@@ -410,7 +410,7 @@ async function attachTransaction(
   // 480 (marked for review) is not a verdict yet: the session stays pending,
   // with the reason kept, and no order is attempted.
   const underReview =
-    verdict.outcome === "unapproved" && statusForUnapproved(verdict.reasonCode) === "pending"
+    verdict.outcome === "unapproved" && isUnderReview(verdict.reasonCode)
   return {
     kind: "attached",
     data: {

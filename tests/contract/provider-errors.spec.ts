@@ -56,7 +56,8 @@ describe("each reason-code category reaches Medusa as a MedusaError with a fitti
     const provider = env.provider()
     const { session } = await paidSession(env, provider, CARDS.declined)
     const { status, data } = remember(await authorize(provider, session))
-    expect(status).toBe("error")
+    expect(status).toBe("pending")
+    expect(data.state).toBe("failed")
     expect(data.failure?.code).toBe("203")
   })
 

@@ -269,12 +269,12 @@ describe("authorizePayment", () => {
     ["insufficient funds (204)", CARDS.insufficientFunds, "204"],
     ["a system error (150)", CARDS.systemError, "150"],
   ])(
-    "answers error for %s and keeps the reason in data",
+    "keeps the session pending for another attempt after %s, with the reason in data",
     async (_, card, code) => {
       const provider = env.provider()
       const { session, transactionId } = await paidSession(env, provider, card)
       const { status, data } = await authorize(provider, session)
-      expect(status).toBe("error")
+      expect(status).toBe("pending")
       expect(data.state).toBe("failed")
       expect(data.failure).toEqual({
         code,
@@ -515,7 +515,7 @@ describe("authorizePayment", () => {
         CARDS.declined
       )
       const { status } = await authorize(provider, session)
-      expect(status).toBe("error")
+      expect(status).toBe("pending")
       expect(followOns(env.sandbox, "CAPTURE", transactionId)).toHaveLength(0)
     })
   })

@@ -18,6 +18,7 @@ import {
   reasonText,
   statusForState,
   statusForUnapproved,
+  isUnderReview,
 } from "./status-mapping"
 import type { TransactionLookup } from "./transaction-lookup"
 
@@ -80,7 +81,10 @@ export class Authorization {
           code: verdict.reasonCode,
           message: `${verdict.reason}: ${reasonText(verdict.reasonCode)}`,
         }
-        const state = status === "error" ? "failed" : "pending"
+        // 475 and 480 are not a verdict on the attempt yet; the rest end it.
+        const undecided =
+          status === "requires_more" || isUnderReview(verdict.reasonCode)
+        const state = undecided ? "pending" : "failed"
         return { status, data: { ...session, state, failure } }
       }
       case "mismatch": {
@@ -114,7 +118,7 @@ export class Authorization {
     session: CardServiceSessionData
   ): Promise<GetPaymentStatusOutput> {
     if (!session.transaction_id || session.state !== "pending") {
-      return { status: statusForState(session.state), data: session }
+      return { status: statusForState(session.state, session.failure), data: session }
     }
     const record = await this.lookup_.required(session.transaction_id)
     const verdict = this.lookup_.verdict(record, session)

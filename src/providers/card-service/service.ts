@@ -208,7 +208,7 @@ export default class CardServiceProviderService extends AbstractPaymentProvider<
       currencyCode: currency_code,
       email: context?.customer?.email ?? null,
     })
-    return { status: statusForState(session.state), data: session }
+    return { status: statusForState(session.state, session.failure), data: session }
   }
 
   async authorizePayment({

@@ -1,5 +1,5 @@
 import { describeReasonCode } from "../../lib/reason-codes"
-import type { PaymentState } from "./session-data"
+import type { FailureReason, PaymentState } from "./session-data"
 
 /** Medusa's PaymentSessionStatus values, as strings so this file stays pure. */
 export type SessionStatus =
@@ -12,24 +12,39 @@ export type SessionStatus =
 
 /**
  * The session status for a payment request the service did not approve, from
- * its reason code (section 7). The shopper can always start again with a new
- * attempt; these statuses only tell Medusa and the storefront why not now.
+ * its reason code (section 7). A declined card, a failed 3-D Secure check or a
+ * service error ends one attempt, not the session: the shopper pays again on
+ * the same session with a fresh form (a new merchantReferenceCode). So the
+ * session stays `pending`, with the reason in its data, as Medusa's Stripe
+ * provider leaves a declined payment intent (`requires_payment_method` ->
+ * pending); storefronts such as Medusa's starter then still find it as the
+ * cart's active session and keep the method chosen.
  */
 export function statusForUnapproved(reasonCode: string): SessionStatus {
-  switch (reasonCode) {
-    // Enrolled in payer authentication: the shopper has to authenticate first.
-    case "475":
-      return "requires_more"
-    // Marked for review by the decision manager: the verdict is not final.
-    case "480":
-      return "pending"
-    default:
-      return "error"
-  }
+  // Enrolled in payer authentication: the shopper has to authenticate first.
+  return reasonCode === "475" ? "requires_more" : "pending"
 }
 
-/** The session status that a stored state stands for. */
-export function statusForState(state: PaymentState): SessionStatus {
+/** Marked for review by the decision manager (480): not a verdict yet. */
+export function isUnderReview(reasonCode: string): boolean {
+  return reasonCode === "480"
+}
+
+/**
+ * Whether a failed session takes another attempt: its failure is the
+ * service's reason code for one attempt. The plugin's own codes (`tampered`,
+ * `mismatch`, `foreign_transaction`, ...) say the session's data cannot be
+ * used again; such a session is `error`, and the storefront makes a new one.
+ */
+export function isRetryableFailure(failure: FailureReason | null | undefined): boolean {
+  return !!failure && /^\d+$/.test(failure.code)
+}
+
+/** The session status that a stored state (and its failure) stands for. */
+export function statusForState(
+  state: PaymentState,
+  failure?: FailureReason | null
+): SessionStatus {
   switch (state) {
     case "authorized":
       return "authorized"
@@ -38,7 +53,7 @@ export function statusForState(state: PaymentState): SessionStatus {
     case "canceled":
       return "canceled"
     case "failed":
-      return "error"
+      return isRetryableFailure(failure) ? "pending" : "error"
     case "pending":
       return "pending"
   }

@@ -15,14 +15,16 @@ describe("statusForUnapproved: reason code -> session status", () => {
     ["475", "requires_more"],
     // Under review: not a final verdict.
     ["480", "pending"],
-    // Everything else is a final no for this attempt.
-    ["481", "error"],
-    ["476", "error"],
-    ["203", "error"],
-    ["204", "error"],
-    ["110", "error"],
-    ["100", "error"],
-    ["999", "error"],
+    // Everything else ends this attempt, not the session: the shopper pays
+    // again on it, and a storefront that looks for the cart's pending
+    // session (Medusa's starter) still finds it.
+    ["481", "pending"],
+    ["476", "pending"],
+    ["203", "pending"],
+    ["204", "pending"],
+    ["110", "pending"],
+    ["100", "pending"],
+    ["999", "pending"],
   ])("%s -> %s", (code, status) => {
     expect(statusForUnapproved(code)).toBe(status)
   })
@@ -48,15 +50,10 @@ describe("statusForUnapproved: reason code -> session status", () => {
   })
 
   it.each(Object.entries(byCategory))(
-    "every %s code maps to error, except 475 and 480",
+    "every %s code keeps the session pending, except 475",
     (_, codes) => {
       for (const code of codes) {
-        const expected =
-          code === "475"
-            ? "requires_more"
-            : code === "480"
-              ? "pending"
-              : "error"
+        const expected = code === "475" ? "requires_more" : "pending"
         expect([code, statusForUnapproved(code)]).toEqual([code, expected])
       }
     }
@@ -69,9 +66,21 @@ describe("statusForState: stored state -> session status", () => {
     ["authorized", "authorized"],
     ["captured", "captured"],
     ["canceled", "canceled"],
-    ["failed", "error"],
   ] as const)("%s -> %s", (state, status) => {
     expect(statusForState(state)).toBe(status)
+  })
+
+  it.each([
+    // The service's answer to one attempt: the session takes another.
+    [{ code: "203", message: "declined" }, "pending"],
+    [{ code: "476", message: "3-D Secure failed" }, "pending"],
+    // The plugin will not use the session's data again: a new session.
+    [{ code: "tampered", message: "altered" }, "error"],
+    [{ code: "mismatch", message: "amount" }, "error"],
+    [{ code: "foreign_transaction", message: "not ours" }, "error"],
+    [null, "error"],
+  ] as const)("failed with %j -> %s", (failure, status) => {
+    expect(statusForState("failed", failure)).toBe(status)
   })
 })
 
