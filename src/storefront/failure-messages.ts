@@ -11,6 +11,10 @@ const NEW_SESSION_CODES = new Set([
   // The session's public data was altered: the plugin will not use it again.
   "tampered",
   "no_cart",
+  // The amount paid was not the session's, or the transaction not its own:
+  // the plugin reversed it and will not use the session's data again.
+  "mismatch",
+  "foreign_transaction",
   // The backend knows no such session (it was replaced).
   "session_not_found",
 ])

@@ -38,6 +38,12 @@ export {
   needsNewPaymentSession,
   paymentFailureMessage,
 } from "./failure-messages"
+export {
+  CARD_SERVICE_PROVIDER_PREFIX,
+  cardServicePaymentError,
+  cardServiceSessionInput,
+  isCardService,
+} from "./payment-step"
 export { parseReturnParams } from "./return-params"
 export type { CardServiceReturn } from "./return-params"
 export { resolveCardServiceReturn } from "./return-step"

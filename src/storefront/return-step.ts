@@ -6,7 +6,7 @@ import { CardServiceStorefrontError } from "./storefront-error"
 /** Where a storefront's return page sends the shopper next. */
 export type CardServiceReturnStep =
   /** Paid: forget the cart and show the order. */
-  | { step: "order"; orderId: string; sessionId: string }
+  | { step: "order"; orderId: string; sessionId: string; countryCode?: string | null }
   /**
    * Not paid: back to the payment step, showing paymentFailureMessage(code).
    * newSession: the old session cannot be used again (cart_changed,
@@ -17,6 +17,8 @@ export type CardServiceReturnStep =
       code: string
       newSession: boolean
       sessionId: string | null
+      /** The cart's shipping country (lower case), for storefronts whose paths carry one. */
+      countryCode?: string | null
     }
   /**
    * No verdict yet (the result has not reached Medusa, the backend could not
@@ -52,7 +54,12 @@ export async function resolveCardServiceReturn(
   try {
     const session = await getCardServiceSession({ ...options, sessionId })
     if (session.outcome === "paid" && session.order_id) {
-      return { step: "order", orderId: session.order_id, sessionId }
+      return {
+        step: "order",
+        orderId: session.order_id,
+        sessionId,
+        countryCode: session.country_code ?? null,
+      }
     }
     if (session.outcome === "failed") {
       const code = session.failure?.code ?? "unknown"
@@ -61,6 +68,7 @@ export async function resolveCardServiceReturn(
         code,
         newSession: needsNewPaymentSession(code),
         sessionId,
+        countryCode: session.country_code ?? null,
       }
     }
     return {

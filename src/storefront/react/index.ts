@@ -6,7 +6,17 @@
  * components ("use client"); unstyled, with card-service-payment__* class
  * names. See docs/storefront.md.
  */
+export { CardServiceForm, CardServicePayButton } from "./card-service-form"
+export type {
+  CartLike,
+  CardServiceFormKit,
+  CardServiceFormProps,
+  CardServiceKit,
+  CardServicePayButtonProps,
+} from "./card-service-form"
 export { CardServicePayment } from "./card-service-payment"
+// So that a file of the starter needs one import of this package.
+export { cardServicePaymentError, isCardService } from "../payment-step"
 export type { CardServicePaymentProps } from "./card-service-payment"
 export { useCardServiceForm } from "./use-card-service-form"
 export type {

@@ -55,6 +55,7 @@ describe("resolveCardServiceReturn", () => {
       step: "order",
       orderId: "order_1",
       sessionId: "payses_1",
+      countryCode: null,
     })
     expect(paid.urls).toEqual([
       "https://api.shop.test/store/card-service/sessions/payses_1",
@@ -91,6 +92,7 @@ describe("resolveCardServiceReturn", () => {
       code: "203",
       newSession: false,
       sessionId: "payses_1",
+      countryCode: null,
     })
   })
 
@@ -223,7 +225,7 @@ describe("needsNewPaymentSession", () => {
     ["session_not_found", true],
     ["no_cart", true],
     ["203", false],
-    ["mismatch", false],
+    ["mismatch", true],
     [undefined, false],
   ])("%s -> %s", (code, expected) => {
     expect(needsNewPaymentSession(code as string | undefined)).toBe(expected)

@@ -29,6 +29,8 @@ export type CardServiceSessionState = {
   outcome: "paid" | "failed" | "pending"
   order_id: string | null
   cart_id: string | null
+  /** The cart's shipping country (ISO 3166-1 alpha-2, lower case), or null: for storefronts whose paths carry a country. */
+  country_code: string | null
   /** `message`: a sentence for the shopper, in their language (cart locale, else Accept-Language); `code`: for your logic, not for display. */
   failure: { code: string; message: string } | null
   /** The hosted payment page of this session: a way to try again. */
