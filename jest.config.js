@@ -32,7 +32,7 @@ module.exports = {
     {
       ...common,
       displayName: "unit",
-      testMatch: ["<rootDir>/tests/unit/**/*.spec.ts"],
+      testMatch: ["<rootDir>/tests/unit/**/*.spec.ts?(x)"],
     },
     {
       ...common,

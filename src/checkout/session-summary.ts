@@ -22,13 +22,19 @@ export async function summarizeSession(
   const data = provider.verifySession(session.data, session.id)
   const { cartId, orderId, locale } = await cartOfSession(container, session)
   const text = shopperText(req, provider.options.messages, locale)
-  const code = data ? data.failure?.code ?? null : "tampered"
-  const failure = code ? { code, message: text.t(failureMessageKey(code)) } : null
+  const code = data ? (data.failure?.code ?? null) : "tampered"
+  const failure = code
+    ? { code, message: text.t(failureMessageKey(code)) }
+    : null
   const countryCode = cartId ? await shippingCountry(container, cartId) : null
   return {
     id: session.id,
     status: session.status,
-    outcome: orderId ? "paid" : failure && data?.state !== "pending" ? "failed" : "pending",
+    outcome: orderId
+      ? "paid"
+      : failure && data?.state !== "pending"
+        ? "failed"
+        : "pending",
     order_id: orderId,
     cart_id: cartId,
     country_code: countryCode,
@@ -42,7 +48,10 @@ export async function summarizeSession(
  * the country (Medusa's starter: /dk/checkout) sends the returning shopper
  * to that country's pages. Every such country is in the cart's region.
  */
-async function shippingCountry(container: MedusaContainer, cartId: string): Promise<string | null> {
+async function shippingCountry(
+  container: MedusaContainer,
+  cartId: string
+): Promise<string | null> {
   const query = container.resolve(ContainerRegistrationKeys.QUERY)
   const { data } = await query.graph({
     entity: "cart",
@@ -50,5 +59,7 @@ async function shippingCountry(container: MedusaContainer, cartId: string): Prom
     filters: { id: cartId },
   })
   const code = data[0]?.shipping_address?.country_code
-  return typeof code === "string" && /^[a-z]{2}$/i.test(code) ? code.toLowerCase() : null
+  return typeof code === "string" && /^[a-z]{2}$/i.test(code)
+    ? code.toLowerCase()
+    : null
 }

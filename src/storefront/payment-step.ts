@@ -35,7 +35,8 @@ export function cardServiceSessionInput(
     ? undefined
     : window.location
 ): { provider_id: string; data?: { return_to: string } } {
-  if (!isCardService(providerId) || !location) return { provider_id: providerId }
+  if (!isCardService(providerId) || !location)
+    return { provider_id: providerId }
   const segments = location.pathname.split("/")
   const checkout = segments.lastIndexOf("checkout")
   const base = (checkout === -1 ? [""] : segments.slice(0, checkout)).join("/")

@@ -6,7 +6,12 @@ import { CardServiceStorefrontError } from "./storefront-error"
 /** Where a storefront's return page sends the shopper next. */
 export type CardServiceReturnStep =
   /** Paid: forget the cart and show the order. */
-  | { step: "order"; orderId: string; sessionId: string; countryCode?: string | null }
+  | {
+      step: "order"
+      orderId: string
+      sessionId: string
+      countryCode?: string | null
+    }
   /**
    * Not paid: back to the payment step, showing paymentFailureMessage(code).
    * newSession: the old session cannot be used again (cart_changed,

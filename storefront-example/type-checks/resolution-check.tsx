@@ -37,3 +37,17 @@ export function Form() {
     </>
   )
 }
+
+// The Next.js return route, and the kit-based card form's props.
+export { GET } from "medusa-payment-card-service/storefront/next"
+import { CardServicePayButton } from "medusa-payment-card-service/storefront/react"
+
+export function PayButton() {
+  return (
+    <>
+      <CardServicePayButton cart={{}} ui={{ Button: () => null }} />
+      {/* @ts-expect-error ui.Button is required */}
+      <CardServicePayButton cart={{}} ui={{}} />
+    </>
+  )
+}

@@ -63,6 +63,7 @@ describe("storefront-example: the starter's checkout with the card service", () 
   let browser: Browser | undefined
   let ready: Ready
   let storefront: string
+  let nextEnv: NodeJS.ProcessEnv
   const timings: string[] = []
   const started = Date.now()
   const lap = (label: string) =>
@@ -102,7 +103,7 @@ describe("storefront-example: the starter's checkout with the card service", () 
     expect(ready.storefrontStarted).toBe(false)
     expect(output).toContain("not started by the demo (DEMO_STOREFRONT_URL)")
 
-    const nextEnv: NodeJS.ProcessEnv = {
+    nextEnv = {
       ...example.env,
       NODE_ENV: "production",
       NEXT_PUBLIC_MEDUSA_BACKEND_URL: ready.backend,
@@ -110,28 +111,7 @@ describe("storefront-example: the starter's checkout with the card service", () 
       NEXT_PUBLIC_DEFAULT_REGION: "de",
     }
     delete nextEnv.NODE_OPTIONS
-    next = spawnNode(
-      [
-        path.join(
-          example.EXAMPLE,
-          "node_modules",
-          "next",
-          "dist",
-          "bin",
-          "next"
-        ),
-        "start",
-        "--port",
-        String(storefrontPort),
-        "--hostname",
-        "127.0.0.1",
-      ],
-      {
-        env: nextEnv,
-        logFile: path.join(dataDir, "next.log"),
-        cwd: example.EXAMPLE,
-      }
-    )
+    next = startNext(storefrontPort, nextEnv, "next.log")
     await waitForHttp(`${storefront}/de`, { child: next, timeoutMs: 60_000 })
     lap("storefront answering")
     browser = await launchChromium()
@@ -149,6 +129,28 @@ describe("storefront-example: the starter's checkout with the card service", () 
     console.log(`storefront-example timings\n  ${timings.join("\n  ")}`)
   })
 
+  /** `next start` of the built example on a port of loopback. */
+  function startNext(port: number, env: NodeJS.ProcessEnv, log: string) {
+    return spawnNode(
+      [
+        path.join(
+          example.EXAMPLE,
+          "node_modules",
+          "next",
+          "dist",
+          "bin",
+          "next"
+        ),
+        "start",
+        "--port",
+        String(port),
+        "--hostname",
+        "127.0.0.1",
+      ],
+      { env, logFile: path.join(dataDir, log), cwd: example.EXAMPLE }
+    )
+  }
+
   /** A fresh browser (no cookies) at `width` px, on the store's front page. */
   async function shopper(
     width = 1280
@@ -165,12 +167,12 @@ describe("storefront-example: the starter's checkout with the card service", () 
   }
 
   /** Product, cart, address, delivery, "Credit card": ends on the review step's card form. */
-  async function checkoutToReview(page: Page) {
-    await page.goto(storefront)
+  async function checkoutToReview(page: Page, shop = storefront) {
+    await page.goto(shop)
     // The starter's middleware: no country in the path, the default one.
-    await page.waitForURL(`${storefront}/de`)
+    await page.waitForURL(`${shop}/de`)
     await page.getByRole("button", { name: "Add to cart" }).first().click()
-    await page.waitForURL(`${storefront}/de/cart`)
+    await page.waitForURL(`${shop}/de/cart`)
     await page.getByRole("link", { name: "Go to checkout" }).click()
     await page.getByLabel("First name").fill("Ada")
     await page.getByLabel("Last name").fill("Lovelace")
@@ -319,16 +321,22 @@ describe("storefront-example: the starter's checkout with the card service", () 
     await context.close()
   })
 
-  it("declined, then paid on the same session", async () => {
+  it("declined: back on the card form with the reason, the method still chosen, then paid on the same session", async () => {
     const { context, page } = await shopper()
     await checkoutToReview(page)
     const sessionId = (await storeCart(context)).payment_collection
       .payment_sessions[0].id
+    // The starter's strict cart cookie: the return route's same-site hop
+    // is what lets the checkout find the cart after the card service's pages.
+    const cookie = (await context.cookies(storefront)).find(
+      (c) => c.name === "_medusa_cart_id"
+    )
+    expect(cookie?.sameSite).toBe("Strict")
     await placeOrder(page, CARDS.declined)
 
-    await page.waitForURL("**/de/checkout?step=payment&payment_error=203")
+    await page.waitForURL("**/de/checkout?step=review&payment_error=203")
     await expect(
-      page.getByTestId("payment-error-message").textContent()
+      page.getByTestId("card-error-message").textContent()
     ).resolves.toBe(
       "Your card was declined. Please use another card or contact your bank."
     )
@@ -341,7 +349,20 @@ describe("storefront-example: the starter's checkout with the card service", () 
     expect(
       cart.payment_collection.payment_sessions.map((s: { id: string }) => s.id)
     ).toEqual([sessionId])
-
+    // The session takes another attempt, so the starter's payment step still
+    // finds it: "Credit card" chosen, "Continue to review" enabled.
+    expect(cart.payment_collection.payment_sessions[0].status).toBe("pending")
+    await expect(
+      page.getByTestId("payment-method-summary").textContent()
+    ).resolves.toContain("Credit card")
+    await page.getByTestId("edit-payment-button").click()
+    await page.waitForURL("**/de/checkout?step=payment**")
+    await expect(
+      page.getByRole("radio", { name: "Credit card" }).isChecked()
+    ).resolves.toBe(true)
+    await expect(
+      page.getByRole("button", { name: "Continue to review" }).isEnabled()
+    ).resolves.toBe(true)
     await continueToReview(page)
     await placeOrder(page, CARDS.approved)
     const orderId = await expectOrderPage(page, context)
@@ -353,19 +374,19 @@ describe("storefront-example: the starter's checkout with the card service", () 
     await context.close()
   })
 
-  it("under review (480): the pending page polls, then settles on the review message; no order, the cart kept", async () => {
+  it("under review (480): the waiting page asks again, then settles on the review message; no order, the cart kept", async () => {
     const { context, page } = await shopper()
     await checkoutToReview(page)
     await placeOrder(page, CARDS.review)
-    await page.waitForURL("**/de/checkout/card-service/pending?session_id=*")
+    await page.waitForURL("**/de/checkout/card-service?session_id=*")
     await page
       .getByText("Your payment is being reviewed by the card service.", {
         exact: false,
       })
       .waitFor({ timeout: 30_000 })
     // It stays there: no order comes, so the page does not move on.
-    await page.waitForTimeout(3000)
-    expect(page.url()).toContain("/de/checkout/card-service/pending?")
+    await page.waitForTimeout(4000)
+    expect(page.url()).toContain("/de/checkout/card-service?")
     expect(await cartCookie(context)).toBeDefined()
     const cart = await storeCart(context)
     expect(cart.completed_at).toBeNull()
@@ -383,16 +404,13 @@ describe("storefront-example: the starter's checkout with the card service", () 
     await waiting.goto(
       `${storefront}/de/checkout/card-service?session_id=${sessionId}`
     )
-    await waiting.waitForURL(
-      `**/de/checkout/card-service/pending?session_id=${sessionId}`
-    )
     await expect(
       waiting.getByTestId("payment-pending-message").textContent()
     ).resolves.toMatch(/confirm your payment with the card service/)
 
     await placeOrder(page, CARDS.approved)
     const orderId = await expectOrderPage(page, context)
-    // The waiting page's poll sees the order and goes through the return route to it.
+    // The waiting page asks the return route again, which sends it to the order.
     await waiting.waitForURL(`**/de/order/${orderId}/confirmed`, {
       timeout: 30_000,
     })
@@ -426,9 +444,9 @@ describe("storefront-example: the starter's checkout with the card service", () 
     await page.waitForURL(
       "**/de/checkout?step=payment&payment_error=cart_changed"
     )
-    await expect(
-      page.getByTestId("payment-error-message").textContent()
-    ).resolves.toMatch(/Your cart changed while you were paying/)
+    await page
+      .getByText("Your cart changed while you were paying", { exact: false })
+      .waitFor()
     await continueToReview(page)
     const after = await storeCart(context)
     const newSession = after.payment_collection.payment_sessions[0].id
@@ -457,5 +475,36 @@ describe("storefront-example: the starter's checkout with the card service", () 
     await expectOrderPage(page, context)
     lap("hosted page")
     await context.close()
+  })
+  it("the recipe's hosted-page variant: Place order opens the plugin's page, then the order page", async () => {
+    // The same build, started again with the hosted-page PaymentButton case.
+    const [port] = await freePorts(1)
+    const hostedShop = `http://localhost:${port}`
+    const hosted = startNext(
+      port,
+      { ...nextEnv, STOREFRONT_HOSTED_ONLY: "true" },
+      "next-hosted.log"
+    )
+    try {
+      await waitForHttp(`${hostedShop}/de`, {
+        child: hosted,
+        timeoutMs: 60_000,
+      })
+      const { context, page } = await shopper()
+      await checkoutToReview(page, hostedShop)
+      await expect(page.getByLabel("Card number").count()).resolves.toBe(0)
+      await page.getByRole("button", { name: "Place order" }).click()
+      await page.waitForURL(`${ready.backend}/card-service/pay/**`)
+      await page.fill("#card-number", CARDS.approved)
+      await page.selectOption("select[name=cardExpirationMonth]", "12")
+      await page.selectOption("select[name=cardExpirationYear]", EXPIRY_YEAR)
+      await page.getByRole("button", { name: /^Pay / }).click()
+      // Back through the provider's default return URL (storefrontUrl), to the order.
+      await expectOrderPage(page, context)
+      lap("hosted-page variant")
+      await context.close()
+    } finally {
+      await stopGroup(hosted)
+    }
   })
 })

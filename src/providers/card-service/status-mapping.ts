@@ -3,12 +3,7 @@ import type { FailureReason, PaymentState } from "./session-data"
 
 /** Medusa's PaymentSessionStatus values, as strings so this file stays pure. */
 export type SessionStatus =
-  | "authorized"
-  | "captured"
-  | "pending"
-  | "requires_more"
-  | "error"
-  | "canceled"
+  "authorized" | "captured" | "pending" | "requires_more" | "error" | "canceled"
 
 /**
  * The session status for a payment request the service did not approve, from
@@ -36,7 +31,9 @@ export function isUnderReview(reasonCode: string): boolean {
  * `mismatch`, `foreign_transaction`, ...) say the session's data cannot be
  * used again; such a session is `error`, and the storefront makes a new one.
  */
-export function isRetryableFailure(failure: FailureReason | null | undefined): boolean {
+export function isRetryableFailure(
+  failure: FailureReason | null | undefined
+): boolean {
   return !!failure && /^\d+$/.test(failure.code)
 }
 

@@ -39,7 +39,9 @@ export type CardServiceReturnRouteOptions = {
 /** The route's own path ends so; what stands before it is the storefront's prefix (`/dk`). */
 const OWN_PATH = /\/checkout\/card-service\/?$/
 
-export function cardServiceReturnRoute(options: CardServiceReturnRouteOptions = {}) {
+export function cardServiceReturnRoute(
+  options: CardServiceReturnRouteOptions = {}
+) {
   const revalidateTag = options.revalidateTag ?? nextRevalidateTag
   const cartCookie = options.cartCookie ?? "_medusa_cart_id"
   const cacheIdCookie = options.cacheIdCookie ?? "_medusa_cache_id"
@@ -67,9 +69,12 @@ export function cardServiceReturnRoute(options: CardServiceReturnRouteOptions = 
       )
     }
     const step = await resolveCardServiceReturn(url, {
-      backendUrl: options.backendUrl ?? process.env.NEXT_PUBLIC_MEDUSA_BACKEND_URL ?? "",
+      backendUrl:
+        options.backendUrl ?? process.env.NEXT_PUBLIC_MEDUSA_BACKEND_URL ?? "",
       publishableKey:
-        options.publishableKey ?? process.env.NEXT_PUBLIC_MEDUSA_PUBLISHABLE_KEY ?? "",
+        options.publishableKey ??
+        process.env.NEXT_PUBLIC_MEDUSA_PUBLISHABLE_KEY ??
+        "",
       fetch: options.fetch,
     })
     const prefix = storefrontPrefix(url.pathname, step)
@@ -77,9 +82,12 @@ export function cardServiceReturnRoute(options: CardServiceReturnRouteOptions = 
     revalidate(revalidateTag, cacheId, step)
 
     if (step.step === "order") {
-      return redirect(`${prefix}/order/${encodeURIComponent(step.orderId)}/confirmed`, {
-        "Set-Cookie": `${cartCookie}=; Path=/; Max-Age=0; SameSite=Lax`,
-      })
+      return redirect(
+        `${prefix}/order/${encodeURIComponent(step.orderId)}/confirmed`,
+        {
+          "Set-Cookie": `${cartCookie}=; Path=/; Max-Age=0; SameSite=Lax`,
+        }
+      )
     }
     if (step.step === "payment") {
       // A session that takes another attempt: straight back to the card form
@@ -116,7 +124,9 @@ function pendingPage(
     seconds: waitSeconds,
     heading: "Your payment",
     message,
-    link: giveUp ? { href: again.pathname + again.search, text: "Check again" } : null,
+    link: giveUp
+      ? { href: again.pathname + again.search, text: "Check again" }
+      : null,
   })
 }
 
@@ -127,7 +137,10 @@ function pendingPage(
  * default return URL names no country, and the starter's middleware sends it
  * to the store's default one.
  */
-function storefrontPrefix(pathname: string, step: CardServiceReturnStep): string {
+function storefrontPrefix(
+  pathname: string,
+  step: CardServiceReturnStep
+): string {
   const prefix = pathname.replace(OWN_PATH, "")
   const country = step.step === "pending" ? null : step.countryCode
   return country && /^\/[a-z]{2}$/i.test(prefix) ? `/${country}` : prefix
@@ -170,7 +183,10 @@ function readCookie(header: string | null, name: string): string | null {
   return null
 }
 
-function redirect(location: string, headers: Record<string, string> = {}): Response {
+function redirect(
+  location: string,
+  headers: Record<string, string> = {}
+): Response {
   return new Response(null, {
     status: 303,
     headers: { Location: location, "Cache-Control": "no-store", ...headers },

@@ -39,7 +39,10 @@ export type CardServiceKit = {
     children?: ReactNode
     "data-testid"?: string
   }>
-  ErrorMessage?: ComponentType<{ error?: string | null; "data-testid"?: string }>
+  ErrorMessage?: ComponentType<{
+    error?: string | null
+    "data-testid"?: string
+  }>
 }
 
 export type CardServiceFormKit = CardServiceKit & {
@@ -69,7 +72,11 @@ export type CardServiceFormKit = CardServiceKit & {
     children?: ReactNode
     "data-testid"?: string
   }>
-  Label?: ComponentType<{ htmlFor?: string; className?: string; children?: ReactNode }>
+  Label?: ComponentType<{
+    htmlFor?: string
+    className?: string
+    children?: ReactNode
+  }>
 }
 
 type SessionLike = {
@@ -110,14 +117,28 @@ export type CardServiceFormProps = CommonProps & {
 
 export type CardServicePayButtonProps = CommonProps & { ui: CardServiceKit }
 
-const MONTHS = Array.from({ length: 12 }, (_, i) => String(i + 1).padStart(2, "0"))
+const MONTHS = Array.from({ length: 12 }, (_, i) =>
+  String(i + 1).padStart(2, "0")
+)
 
 // Layout only; the look comes from the kit. Inline, because a CSS framework
 // such as the starter's Tailwind generates no class it does not find in the
 // store's own sources.
-const column = { display: "flex", flexDirection: "column", gap: "1rem" } as const
-const pair = { display: "grid", gridTemplateColumns: "1fr 1fr", gap: "1rem" } as const
-const small = { fontSize: "0.75rem", lineHeight: "1.25rem", opacity: 0.75 } as const
+const column = {
+  display: "flex",
+  flexDirection: "column",
+  gap: "1rem",
+} as const
+const pair = {
+  display: "grid",
+  gridTemplateColumns: "1fr 1fr",
+  gap: "1rem",
+} as const
+const small = {
+  fontSize: "0.75rem",
+  lineHeight: "1.25rem",
+  opacity: 0.75,
+} as const
 
 /**
  * The card form of the review step, built from the storefront's own
@@ -132,9 +153,12 @@ export function CardServiceForm(props: CardServiceFormProps) {
   const { session, notReady } = checkoutState(props.cart)
   const id = useId()
   const form = useCardServiceForm({
-    backendUrl: props.backendUrl ?? process.env.NEXT_PUBLIC_MEDUSA_BACKEND_URL ?? "",
+    backendUrl:
+      props.backendUrl ?? process.env.NEXT_PUBLIC_MEDUSA_BACKEND_URL ?? "",
     publishableKey:
-      props.publishableKey ?? process.env.NEXT_PUBLIC_MEDUSA_PUBLISHABLE_KEY ?? "",
+      props.publishableKey ??
+      process.env.NEXT_PUBLIC_MEDUSA_PUBLISHABLE_KEY ??
+      "",
     sessionId: notReady || !session ? null : session.id,
     fetch: props.fetch,
   })
@@ -146,10 +170,14 @@ export function CardServiceForm(props: CardServiceFormProps) {
     const first = props.currentYear ?? new Date().getFullYear()
     return Array.from({ length: 15 }, (_, i) => String(first + i))
   }, [props.currentYear])
-  const brand = SERVICE_CARD_TYPE_LABELS.find(([v]) => v === cardTypeFor(card.number))
+  const brand = SERVICE_CARD_TYPE_LABELS.find(
+    ([v]) => v === cardTypeFor(card.number)
+  )
   const numberError =
     card.number &&
-    !(touched ? isValidCardNumber(card.number) : isPotentiallyValidCardNumber(card.number))
+    !(touched
+      ? isValidCardNumber(card.number)
+      : isPotentiallyValidCardNumber(card.number))
       ? "This card number is not valid. Please check it."
       : null
   const payUrl = hostedPageUrl(session)
@@ -222,7 +250,12 @@ export function CardServiceForm(props: CardServiceFormProps) {
             aria-invalid={!!numberError}
           />
           <span
-            style={{ position: "absolute", right: "1rem", top: "0.75rem", fontSize: "0.875rem" }}
+            style={{
+              position: "absolute",
+              right: "1rem",
+              top: "0.75rem",
+              fontSize: "0.875rem",
+            }}
             data-testid="card-brand"
           >
             {brand?.[1]}
@@ -281,11 +314,16 @@ export function CardServiceForm(props: CardServiceFormProps) {
         </Button>
       </div>
       <p style={small}>
-        Your card details go straight to the card service; this shop never sees them.
+        Your card details go straight to the card service; this shop never sees
+        them.
         {payUrl ? (
           <>
             {" "}
-            <a href={payUrl} style={{ textDecoration: "underline" }} data-testid="hosted-page-link">
+            <a
+              href={payUrl}
+              style={{ textDecoration: "underline" }}
+              data-testid="hosted-page-link"
+            >
               Or pay on the card service&apos;s own page.
             </a>
           </>
@@ -331,12 +369,17 @@ export function CardServicePayButton(props: CardServicePayButtonProps) {
  * soon as the payment is confirmed, so address, e-mail and delivery must be
  * there before the shopper pays.
  */
-function checkoutState(cart: CartLike): { session: SessionLike | null; notReady: boolean } {
-  const sessions = (cart.payment_collection?.payment_sessions ?? []).filter((s) =>
-    isCardService(s.provider_id)
+function checkoutState(cart: CartLike): {
+  session: SessionLike | null
+  notReady: boolean
+} {
+  const sessions = (cart.payment_collection?.payment_sessions ?? []).filter(
+    (s) => isCardService(s.provider_id)
   )
   const session =
-    sessions.find((s) => s.status === "pending" || s.status === "requires_more") ??
+    sessions.find(
+      (s) => s.status === "pending" || s.status === "requires_more"
+    ) ??
     sessions[0] ??
     null
   const notReady =
@@ -355,7 +398,9 @@ function checkoutState(cart: CartLike): { session: SessionLike | null; notReady:
 function useReturnedFailure() {
   const [message, setMessage] = useState<string | null>(null)
   useEffect(() => {
-    setMessage(cardServicePaymentError(new URLSearchParams(window.location.search)))
+    setMessage(
+      cardServicePaymentError(new URLSearchParams(window.location.search))
+    )
   }, [])
   return [message, setMessage] as const
 }

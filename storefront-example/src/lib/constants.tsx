@@ -1,11 +1,21 @@
-/** What the payment step shows for each provider id. */
-export const paymentInfoMap: Record<string, { title: string }> = {
-  "pp_card-service_card-service": { title: "Credit card" },
-  pp_system_default: { title: "Manual payment" },
+import CreditCard from "@modules/common/icons/credit-card"
+import React from "react"
+
+/* Map of payment provider_id to their title and icon, as in the starter. */
+export const paymentInfoMap: Record<
+  string,
+  { title: string; icon: React.JSX.Element }
+> = {
+  "pp_card-service_card-service": {
+    title: "Credit card",
+    icon: <CreditCard />,
+  },
+  pp_system_default: {
+    title: "Manual Payment",
+    icon: <CreditCard />,
+  },
 }
 
-export const isCardService = (providerId?: string) =>
-  !!providerId?.startsWith("pp_card-service")
-
-export const isManual = (providerId?: string) =>
-  !!providerId?.startsWith("pp_system_default")
+export const isManual = (providerId?: string) => {
+  return providerId?.startsWith("pp_system_default")
+}

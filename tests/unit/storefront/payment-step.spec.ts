@@ -26,23 +26,37 @@ describe("the payment step's helpers", () => {
         origin: "https://shop.test",
         pathname,
       })
-    ).toEqual({ provider_id: "pp_card-service_card-service", data: { return_to: returnTo } })
+    ).toEqual({
+      provider_id: "pp_card-service_card-service",
+      data: { return_to: returnTo },
+    })
   })
 
   it("leaves another provider's input alone", () => {
     expect(
-      cardServiceSessionInput("pp_system_default", { origin: "https://shop.test", pathname: "/dk/checkout" })
+      cardServiceSessionInput("pp_system_default", {
+        origin: "https://shop.test",
+        pathname: "/dk/checkout",
+      })
     ).toEqual({ provider_id: "pp_system_default" })
   })
 
   it("shows the shopper's sentence for the code the return route put in the URL, chosen by code", () => {
-    expect(cardServicePaymentError(new URLSearchParams("step=payment&payment_error=cart_changed"))).toMatch(
-      /Your cart changed while you were paying/
-    )
-    expect(cardServicePaymentError(new URLSearchParams("payment_error=<b>You won</b>"))).toBe(
+    expect(
+      cardServicePaymentError(
+        new URLSearchParams("step=payment&payment_error=cart_changed")
+      )
+    ).toMatch(/Your cart changed while you were paying/)
+    expect(
+      cardServicePaymentError(
+        new URLSearchParams("payment_error=<b>You won</b>")
+      )
+    ).toBe(
       "The payment did not go through. Please try again or use another card."
     )
-    expect(cardServicePaymentError(new URLSearchParams("step=payment"))).toBeNull()
+    expect(
+      cardServicePaymentError(new URLSearchParams("step=payment"))
+    ).toBeNull()
     expect(cardServicePaymentError(null)).toBeNull()
   })
 })

@@ -18,10 +18,16 @@ type LockEntry = {
 const ROOT = path.resolve(__dirname, "../../..")
 
 /** The entry npm would use for `name` required from the package at `from`. */
-function resolveFrom(packages: Record<string, LockEntry>, from: string, name: string) {
+function resolveFrom(
+  packages: Record<string, LockEntry>,
+  from: string,
+  name: string
+) {
   let dir = from
   for (;;) {
-    const candidate = dir ? `${dir}/node_modules/${name}` : `node_modules/${name}`
+    const candidate = dir
+      ? `${dir}/node_modules/${name}`
+      : `node_modules/${name}`
     if (packages[candidate]) return candidate
     if (!dir) return null
     const cut = dir.lastIndexOf("/node_modules/")
@@ -30,7 +36,9 @@ function resolveFrom(packages: Record<string, LockEntry>, from: string, name: st
 }
 
 /** Every dependency a lockfile names without an entry that resolves it. */
-export function missingFromLockfile(lock: { packages: Record<string, LockEntry> }) {
+export function missingFromLockfile(lock: {
+  packages: Record<string, LockEntry>
+}) {
   const missing: string[] = []
   for (const [at, entry] of Object.entries(lock.packages)) {
     if (entry.link) continue
@@ -39,7 +47,8 @@ export function missingFromLockfile(lock: { packages: Record<string, LockEntry> 
       ...entry.optionalDependencies,
     }
     for (const [name, range] of Object.entries(names)) {
-      if (!resolveFrom(lock.packages, at, name)) missing.push(`${name}@${range} (for ${at || "the root"})`)
+      if (!resolveFrom(lock.packages, at, name))
+        missing.push(`${name}@${range} (for ${at || "the root"})`)
     }
   }
   return missing
@@ -78,7 +87,10 @@ describe("lockfiles that npm ci takes as they are", () => {
       packages: {
         "": { dependencies: { a: "1" } },
         "node_modules/a": { version: "1.0.0", dependencies: { b: "2" } },
-        "node_modules/a/node_modules/b": { version: "2.0.0", dependencies: { c: "1" } },
+        "node_modules/a/node_modules/b": {
+          version: "2.0.0",
+          dependencies: { c: "1" },
+        },
         "node_modules/c": { version: "1.0.0" },
       },
     }

@@ -11,10 +11,9 @@ export async function setCartId(cartId: string) {
   ;(await cookies()).set(CART_COOKIE, cartId, {
     maxAge: 60 * 60 * 24 * 7,
     httpOnly: true,
-    // Lax, not the starter's strict: after a 3-D Secure challenge the shopper
-    // comes back through a navigation the card service's page started, and
-    // a strict cookie is not sent on it, so the checkout would find no cart.
-    sameSite: "lax",
+    // The starter's strict: the return route makes the shopper's way back
+    // from the card service same-site before the checkout needs the cookie.
+    sameSite: "strict",
     secure: process.env.NODE_ENV === "production",
   })
 }

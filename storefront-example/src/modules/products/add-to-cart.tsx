@@ -3,7 +3,7 @@
 import { useRouter } from "next/navigation"
 import { useState } from "react"
 import { addToCart } from "@lib/data/cart"
-import Button from "@modules/common/components/button"
+import { Button } from "@modules/common/components/ui"
 
 export default function AddToCart({
   variantId,

@@ -1,31 +1,36 @@
-import { forwardRef, InputHTMLAttributes, useId } from "react"
+import { forwardRef, InputHTMLAttributes } from "react"
 
-type InputProps = Omit<InputHTMLAttributes<HTMLInputElement>, "placeholder"> & {
+// The starter's Input props: a floating label, a required name, no
+// placeholder and no error prop (a message goes in an ErrorMessage beside it).
+type InputProps = Omit<
+  Omit<InputHTMLAttributes<HTMLInputElement>, "size">,
+  "placeholder"
+> & {
   label: string
-  /** Shown under the field and announced; marks the field invalid. */
-  error?: string | null
+  name: string
+  errors?: Record<string, unknown>
+  touched?: Record<string, unknown>
+  topLabel?: string
 }
 
 /** A text field with its label floating inside, as the starter's checkout fields look. */
 const Input = forwardRef<HTMLInputElement, InputProps>(function Input(
-  { label, error, className, id, ...props },
+  { label, name, id, topLabel, errors: _errors, touched: _touched, ...props },
   ref
 ) {
-  const generated = useId()
-  const inputId = id ?? generated
-  const errorId = `${inputId}-error`
+  const inputId = id ?? name
   return (
-    <div className={`flex w-full flex-col ${className ?? ""}`}>
+    <div className="flex w-full flex-col">
+      {topLabel ? (
+        <span className="mb-2 text-sm font-medium">{topLabel}</span>
+      ) : null}
       <div className="relative z-0 w-full">
         <input
           ref={ref}
           id={inputId}
+          name={name}
           placeholder=" "
-          aria-invalid={error ? true : undefined}
-          aria-describedby={error ? errorId : undefined}
-          className={`peer mt-0 block h-14 w-full appearance-none rounded-md border bg-ui-field px-4 pb-1.5 pt-6 text-base text-ui-fg hover:bg-ui-field-hover focus:outline-none focus:ring-2 focus:ring-ui-interactive/30 ${
-            error ? "border-ui-error" : "border-ui-border"
-          }`}
+          className="peer mt-0 block h-14 w-full appearance-none rounded-md border border-ui-border bg-ui-field px-4 pb-1.5 pt-6 text-base text-ui-fg hover:bg-ui-field-hover focus:outline-none focus:ring-2 focus:ring-ui-interactive/30 aria-[invalid=true]:border-ui-error"
           {...props}
         />
         <label
@@ -36,11 +41,6 @@ const Input = forwardRef<HTMLInputElement, InputProps>(function Input(
           {props.required ? <span className="text-ui-error">*</span> : null}
         </label>
       </div>
-      {error ? (
-        <span id={errorId} role="alert" className="pt-1 text-sm text-ui-error">
-          {error}
-        </span>
-      ) : null}
     </div>
   )
 })

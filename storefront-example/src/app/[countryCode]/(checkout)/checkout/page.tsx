@@ -39,12 +39,14 @@ export default async function CheckoutPage({
         <Payment cart={cart} availablePaymentMethods={paymentMethods} />
         {/* The example is built once and started against any backend, so the
             card form gets these from the server rather than from NEXT_PUBLIC_
-            values inlined at build time. */}
+            values inlined at build time. STOREFRONT_HOSTED_ONLY=true shows
+            the hosted-page variant of the recipe instead of the card form. */}
         <Review
           cart={cart}
           cardService={{
             backendUrl: MEDUSA_BACKEND_URL,
             publishableKey: MEDUSA_PUBLISHABLE_KEY,
+            hostedOnly: process.env.STOREFRONT_HOSTED_ONLY === "true",
           }}
         />
       </div>

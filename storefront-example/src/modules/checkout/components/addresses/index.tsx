@@ -4,7 +4,7 @@ import { HttpTypes } from "@medusajs/types"
 import { usePathname, useRouter, useSearchParams } from "next/navigation"
 import { useActionState } from "react"
 import { setAddresses } from "@lib/data/cart"
-import Button from "@modules/common/components/button"
+import { Button } from "@modules/common/components/ui"
 import ErrorMessage from "@modules/checkout/components/error-message"
 import Input from "@modules/common/components/input"
 import NativeSelect from "@modules/common/components/native-select"
@@ -67,7 +67,7 @@ export default function Addresses({ cart }: { cart: HttpTypes.StoreCart }) {
             />
             <NativeSelect
               name="country_code"
-              label="Country"
+              aria-label="Country"
               placeholder="Country"
               autoComplete="country"
               required

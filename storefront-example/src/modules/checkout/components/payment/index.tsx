@@ -1,23 +1,20 @@
 "use client"
 
-import { HttpTypes } from "@medusajs/types"
-import {
-  needsNewPaymentSession,
-  paymentFailureMessage,
-} from "medusa-payment-card-service/storefront"
-import {
-  useParams,
-  usePathname,
-  useRouter,
-  useSearchParams,
-} from "next/navigation"
-import { useState } from "react"
-import { isCardService, paymentInfoMap } from "@lib/constants"
+import { paymentInfoMap } from "@lib/constants"
 import { initiatePaymentSession } from "@lib/data/cart"
-import Button from "@modules/common/components/button"
+import { HttpTypes } from "@medusajs/types"
+import { cardServicePaymentError } from "medusa-payment-card-service/storefront"
 import ErrorMessage from "@modules/checkout/components/error-message"
 import StepHeader from "@modules/checkout/components/step-header"
+import { Button } from "@modules/common/components/ui"
+import { usePathname, useRouter, useSearchParams } from "next/navigation"
+import { useState } from "react"
 
+/**
+ * The payment step in the starter's shape: the active session is the cart's
+ * pending one, the chosen method starts as its provider, and "Continue to
+ * review" creates a session only when the chosen provider has none.
+ */
 export default function Payment({
   cart,
   availablePaymentMethods,
@@ -25,43 +22,41 @@ export default function Payment({
   cart: HttpTypes.StoreCart
   availablePaymentMethods: HttpTypes.StorePaymentProvider[]
 }) {
+  const activeSession = cart.payment_collection?.payment_sessions?.find(
+    (paymentSession) => paymentSession.status === "pending"
+  )
+
+  const [isLoading, setIsLoading] = useState(false)
+  const [error, setError] = useState<string | null>(null)
+  const [selectedPaymentMethod, setSelectedPaymentMethod] = useState(
+    activeSession?.provider_id ?? ""
+  )
+
   const searchParams = useSearchParams()
   const router = useRouter()
   const pathname = usePathname()
-  const { countryCode } = useParams<{ countryCode: string }>()
+
   const isOpen = searchParams.get("step") === "payment"
-  // Set by the card-service return route when a payment did not go through.
-  const paymentError = searchParams.get("payment_error")
-  const sessions = cart.payment_collection?.payment_sessions ?? []
-  const activeSession = sessions.find((s) => s.status === "pending")
-  const [selected, setSelected] = useState(
-    activeSession?.provider_id ?? sessions[0]?.provider_id ?? ""
-  )
-  const [error, setError] = useState<string | null>(null)
-  const [submitting, setSubmitting] = useState(false)
-  const ready = !!cart.shipping_methods?.length
+  const paymentReady =
+    !!activeSession && (cart?.shipping_methods?.length ?? 0) !== 0
 
   const handleSubmit = async () => {
-    setSubmitting(true)
-    setError(null)
+    setIsLoading(true)
     try {
-      // A declined card session takes another attempt (the review step
-      // fetches a fresh form); cart_changed and tampered need a new session.
-      const current = sessions.find((s) => s.provider_id === selected)
-      if (!current || needsNewPaymentSession(paymentError)) {
+      const checkActiveSession =
+        activeSession?.provider_id === selectedPaymentMethod
+
+      if (!checkActiveSession) {
         await initiatePaymentSession(cart, {
-          provider_id: selected,
-          data: isCardService(selected)
-            ? {
-                return_to: `${window.location.origin}/${countryCode}/checkout/card-service`,
-              }
-            : undefined,
+          provider_id: selectedPaymentMethod,
         })
       }
-      router.push(`${pathname}?step=review`)
-    } catch (e) {
-      setError((e as Error).message)
-      setSubmitting(false)
+
+      return router.push(`${pathname}?step=review`, { scroll: false })
+    } catch (err) {
+      setError(err instanceof Error ? err.message : String(err))
+    } finally {
+      setIsLoading(false)
     }
   }
 
@@ -69,16 +64,13 @@ export default function Payment({
     <section className="border-b border-ui-border pb-8">
       <StepHeader
         title="Payment"
-        done={!!activeSession && !paymentError}
+        done={!isOpen && paymentReady}
         open={isOpen}
         onEdit={() => router.push(`${pathname}?step=payment`)}
+        editTestId="edit-payment-button"
       />
       {isOpen ? (
         <div className="flex flex-col gap-4">
-          <ErrorMessage
-            error={paymentError ? paymentFailureMessage(paymentError) : null}
-            data-testid="payment-error-message"
-          />
           <div
             role="radiogroup"
             aria-label="Payment method"
@@ -88,36 +80,51 @@ export default function Payment({
               <label
                 key={method.id}
                 className={`flex cursor-pointer items-center gap-3 rounded-md border px-6 py-4 ${
-                  selected === method.id ? "border-ui-fg" : "border-ui-border"
+                  selectedPaymentMethod === method.id
+                    ? "border-ui-fg"
+                    : "border-ui-border"
                 }`}
               >
                 <input
                   type="radio"
                   name="payment_method"
                   value={method.id}
-                  checked={selected === method.id}
-                  onChange={() => setSelected(method.id)}
+                  checked={selectedPaymentMethod === method.id}
+                  onChange={() => {
+                    setError(null)
+                    setSelectedPaymentMethod(method.id)
+                  }}
                 />
-                {paymentInfoMap[method.id]?.title ?? method.id}
+                <span className="flex-1">
+                  {paymentInfoMap[method.id]?.title ?? method.id}
+                </span>
+                {paymentInfoMap[method.id]?.icon}
               </label>
             ))}
           </div>
+          <ErrorMessage error={cardServicePaymentError(searchParams)} />
           <ErrorMessage
             error={error}
             data-testid="payment-method-error-message"
           />
-          <Button
-            size="large"
-            className="self-start"
-            disabled={!selected || !ready}
-            isLoading={submitting}
-            onClick={handleSubmit}
-          >
-            Continue to review
-          </Button>
+          <div>
+            <Button
+              size="large"
+              onClick={handleSubmit}
+              isLoading={isLoading}
+              disabled={!selectedPaymentMethod}
+              data-testid="submit-payment-button"
+            >
+              Continue to review
+            </Button>
+          </div>
         </div>
       ) : activeSession ? (
-        <p className="text-sm text-ui-fg-subtle">
+        <p
+          className="flex items-center gap-2 text-sm text-ui-fg-subtle"
+          data-testid="payment-method-summary"
+        >
+          {paymentInfoMap[activeSession.provider_id]?.icon}
           {paymentInfoMap[activeSession.provider_id]?.title ??
             activeSession.provider_id}
         </p>

@@ -27,7 +27,11 @@ export default function Review({
             By placing your order, you agree to our terms of sale and confirm
             that you have read our privacy policy.
           </p>
-          <PaymentButton cart={cart} cardService={cardService} />
+          <PaymentButton
+            cart={cart}
+            cardService={cardService}
+            data-testid="submit-order-button"
+          />
         </div>
       ) : null}
     </section>

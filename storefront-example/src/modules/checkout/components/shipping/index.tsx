@@ -5,7 +5,7 @@ import { usePathname, useRouter, useSearchParams } from "next/navigation"
 import { useState } from "react"
 import { setShippingMethod } from "@lib/data/cart"
 import { convertToLocale } from "@lib/util/money"
-import Button from "@modules/common/components/button"
+import { Button } from "@modules/common/components/ui"
 import ErrorMessage from "@modules/checkout/components/error-message"
 import StepHeader from "@modules/checkout/components/step-header"
 

@@ -6,11 +6,14 @@ export default function StepHeader({
   done,
   open,
   onEdit,
+  editTestId,
 }: {
   title: string
   done: boolean
   open: boolean
   onEdit: () => void
+  /** The starter's test id of the step's Edit button (edit-payment-button, ...). */
+  editTestId?: string
 }) {
   return (
     <div className="mb-4 flex items-center justify-between">
@@ -26,6 +29,7 @@ export default function StepHeader({
         <button
           type="button"
           onClick={onEdit}
+          data-testid={editTestId}
           className="text-sm text-ui-interactive hover:underline"
         >
           Edit

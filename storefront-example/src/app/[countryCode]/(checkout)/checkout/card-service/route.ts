@@ -1,0 +1,1 @@
+export { GET } from "medusa-payment-card-service/storefront/next"
