@@ -210,6 +210,16 @@ describe("storefront-example: the starter's checkout with the card service", () 
     await page.getByLabel("Expiry year").selectOption(EXPIRY_YEAR)
   }
 
+  /** On the plugin's hosted payment page: the approved card, then Pay. */
+  async function payOnHostedPage(page: Page) {
+    await page.waitForURL(`${ready.backend}/card-service/pay/**`)
+    await page.fill("#card-number", CARDS.approved)
+    // The hosted page preselects no expiry (a past date would be declined).
+    await page.selectOption("select[name=cardExpirationMonth]", "12")
+    await page.selectOption("select[name=cardExpirationYear]", EXPIRY_YEAR)
+    await page.getByRole("button", { name: /^Pay / }).click()
+  }
+
   async function placeOrder(page: Page, number: string) {
     await fillCard(page, number)
     await page.getByRole("button", { name: "Place order" }).click()
@@ -466,16 +476,12 @@ describe("storefront-example: the starter's checkout with the card service", () 
     const { context, page } = await shopper()
     await checkoutToReview(page)
     await page.getByTestId("hosted-page-link").click()
-    await page.waitForURL(`${ready.backend}/card-service/pay/**`)
-    await page.fill("#card-number", CARDS.approved)
-    // The hosted page preselects no expiry (a past date would be declined).
-    await page.selectOption("select[name=cardExpirationMonth]", "12")
-    await page.selectOption("select[name=cardExpirationYear]", EXPIRY_YEAR)
-    await page.getByRole("button", { name: /^Pay / }).click()
+    await payOnHostedPage(page)
     await expectOrderPage(page, context)
     lap("hosted page")
     await context.close()
   })
+
   it("the recipe's hosted-page variant: Place order opens the plugin's page, then the order page", async () => {
     // The same build, started again with the hosted-page PaymentButton case.
     const [port] = await freePorts(1)
@@ -494,11 +500,7 @@ describe("storefront-example: the starter's checkout with the card service", () 
       await checkoutToReview(page, hostedShop)
       await expect(page.getByLabel("Card number").count()).resolves.toBe(0)
       await page.getByRole("button", { name: "Place order" }).click()
-      await page.waitForURL(`${ready.backend}/card-service/pay/**`)
-      await page.fill("#card-number", CARDS.approved)
-      await page.selectOption("select[name=cardExpirationMonth]", "12")
-      await page.selectOption("select[name=cardExpirationYear]", EXPIRY_YEAR)
-      await page.getByRole("button", { name: /^Pay / }).click()
+      await payOnHostedPage(page)
       // Back through the provider's default return URL (storefrontUrl), to the order.
       await expectOrderPage(page, context)
       lap("hosted-page variant")

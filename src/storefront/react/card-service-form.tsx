@@ -221,14 +221,39 @@ export function CardServiceForm(props: CardServiceFormProps) {
       </div>
     )
   }
-  const selectLabel = (htmlFor: string, text: string) =>
-    ui.Label ? (
-      <ui.Label htmlFor={htmlFor}>{text}</ui.Label>
-    ) : (
-      <label htmlFor={htmlFor} style={small}>
-        {text}
-      </label>
-    )
+  // An expiry select with a label that stays when a value is chosen (the
+  // starter's NativeSelect has only a placeholder).
+  const expiry = (
+    part: "month" | "year",
+    label: string,
+    placeholder: string,
+    values: string[]
+  ) => (
+    <div style={{ ...column, gap: "0.5rem" }}>
+      {ui.Label ? (
+        <ui.Label htmlFor={`${id}-${part}`}>{label}</ui.Label>
+      ) : (
+        <label htmlFor={`${id}-${part}`} style={small}>
+          {label}
+        </label>
+      )}
+      <NativeSelect
+        id={`${id}-${part}`}
+        name={`card-expiry-${part}`}
+        placeholder={placeholder}
+        autoComplete={`cc-exp-${part}`}
+        required
+        value={card[part]}
+        onChange={(e) => setCard({ ...card, [part]: e.target.value })}
+      >
+        {values.map((v) => (
+          <option key={v} value={v}>
+            {v}
+          </option>
+        ))}
+      </NativeSelect>
+    </div>
+  )
   return (
     <form onSubmit={onSubmit} noValidate style={column}>
       <div>
@@ -264,42 +289,8 @@ export function CardServiceForm(props: CardServiceFormProps) {
         <ErrorMessage error={numberError} data-testid="card-number-error" />
       </div>
       <div style={pair}>
-        <div style={{ ...column, gap: "0.5rem" }}>
-          {selectLabel(`${id}-month`, "Expiry month")}
-          <NativeSelect
-            id={`${id}-month`}
-            name="card-expiry-month"
-            placeholder="MM"
-            autoComplete="cc-exp-month"
-            required
-            value={card.month}
-            onChange={(e) => setCard({ ...card, month: e.target.value })}
-          >
-            {MONTHS.map((m) => (
-              <option key={m} value={m}>
-                {m}
-              </option>
-            ))}
-          </NativeSelect>
-        </div>
-        <div style={{ ...column, gap: "0.5rem" }}>
-          {selectLabel(`${id}-year`, "Expiry year")}
-          <NativeSelect
-            id={`${id}-year`}
-            name="card-expiry-year"
-            placeholder="YYYY"
-            autoComplete="cc-exp-year"
-            required
-            value={card.year}
-            onChange={(e) => setCard({ ...card, year: e.target.value })}
-          >
-            {years.map((y) => (
-              <option key={y} value={y}>
-                {y}
-              </option>
-            ))}
-          </NativeSelect>
-        </div>
+        {expiry("month", "Expiry month", "MM", MONTHS)}
+        {expiry("year", "Expiry year", "YYYY", years)}
       </div>
       <ErrorMessage error={error} data-testid="card-error-message" />
       <div>

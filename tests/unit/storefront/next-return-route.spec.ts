@@ -38,6 +38,12 @@ function backendSaying(session: Record<string, unknown> | number) {
   return { fetch, urls }
 }
 
+/** The route against a backend saying `session`, with no cache to refresh. */
+function routeWith(session: Record<string, unknown> | number) {
+  const { fetch } = backendSaying(session)
+  return cardServiceReturnRoute({ ...backend, fetch, revalidateTag: () => {} })
+}
+
 function request(url: string, headers: Record<string, string> = {}) {
   return new Request(url, { headers })
 }
@@ -72,14 +78,9 @@ describe("cardServiceReturnRoute", () => {
   })
 
   it("a declined card: straight back to the card form (review step) with the code", async () => {
-    const { fetch } = backendSaying({
+    const res = await routeWith({
       outcome: "failed",
       failure: { code: "203", message: "no" },
-    })
-    const res = await cardServiceReturnRoute({
-      ...backend,
-      fetch,
-      revalidateTag: () => {},
     })(request(`${ROUTE}?session_id=payses_1&status=failed&reason_code=203`))
     expect(res.status).toBe(303)
     expect(res.headers.get("location")).toBe(
@@ -91,14 +92,9 @@ describe("cardServiceReturnRoute", () => {
   it.each(["cart_changed", "tampered", "mismatch"])(
     "%s: the payment step, where a new session is made",
     async (code) => {
-      const { fetch } = backendSaying({
+      const res = await routeWith({
         outcome: "failed",
         failure: { code, message: "x" },
-      })
-      const res = await cardServiceReturnRoute({
-        ...backend,
-        fetch,
-        revalidateTag: () => {},
       })(request(`${ROUTE}?session_id=payses_1`))
       expect(res.headers.get("location")).toBe(
         `/dk/checkout?step=payment&payment_error=${code}`
@@ -108,29 +104,19 @@ describe("cardServiceReturnRoute", () => {
 
   it("goes on in the cart's country when the backend's default return named none", async () => {
     // The starter's middleware sent /checkout/card-service to its default country.
-    const { fetch } = backendSaying({
+    const res = await routeWith({
       outcome: "paid",
       order_id: "order_1",
       country_code: "se",
-    })
-    const res = await cardServiceReturnRoute({
-      ...backend,
-      fetch,
-      revalidateTag: () => {},
     })(request(`${ROUTE}?session_id=payses_1`))
     expect(res.headers.get("location")).toBe("/se/order/order_1/confirmed")
   })
 
   it("keeps a prefix that is not a country as it is", async () => {
-    const { fetch } = backendSaying({
+    const res = await routeWith({
       outcome: "paid",
       order_id: "order_1",
       country_code: "se",
-    })
-    const res = await cardServiceReturnRoute({
-      ...backend,
-      fetch,
-      revalidateTag: () => {},
     })(
       request(
         "https://shop.test/shop/en-gb/checkout/card-service?session_id=payses_1"
@@ -205,12 +191,7 @@ describe("cardServiceReturnRoute", () => {
   })
 
   it("a backend that cannot answer never becomes an error page or a 'paid'", async () => {
-    const { fetch } = backendSaying(502)
-    const res = await cardServiceReturnRoute({
-      ...backend,
-      fetch,
-      revalidateTag: () => {},
-    })(
+    const res = await routeWith(502)(
       request(`${ROUTE}?session_id=payses_1&status=paid&order_id=order_forged`)
     )
     expect(res.status).toBe(200)
