@@ -7,7 +7,7 @@ import {
   recordResultHint,
 } from "../../src/reconciliation/session-notes"
 import { useCardServiceSandbox } from "../helpers/card-service-env"
-import { cartWithSession } from "../helpers/checkout-flow"
+import { adminHeaders, cartWithSession } from "../helpers/checkout-flow"
 
 jest.setTimeout(180_000)
 
@@ -157,6 +157,23 @@ medusaIntegrationTestRunner({
           notesOf((await sessionOf(session.id)).metadata).reconcile
         ).toBeDefined()
       })
+    })
+
+    describe("a malformed percent escape in an admin route's path", () => {
+      it.each([
+        ["GET", "/admin/card-service/payments/%E0%A4%A/transactions"],
+        ["POST", "/admin/card-service/payments/%E0%A4%A/void"],
+      ] as const)(
+        "answers %s %s with 400, not a server error",
+        async (method, path) => {
+          const answer = await send(method, path, {
+            ...(await adminHeaders(getContainer())),
+            "content-type": "application/json",
+          })
+          expect(answer.status).toBe(400)
+          expect(JSON.parse(answer.body).message).toMatch(/percent-encoded/)
+        }
+      )
     })
   },
 })
