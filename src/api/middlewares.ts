@@ -10,9 +10,9 @@ import {
 import { adminRequestGuard } from "./admin/card-service/request-guard"
 import {
   PLUGIN_ROUTE_PREFIXES,
-  pluginErrorHandler,
   pluginInputGuard,
 } from "./card-service/input-limits"
+import { pluginErrorHandler } from "./card-service/undecodable-path"
 
 /**
  * The plugin's route middlewares: one flat list, one entry per route, so

@@ -1,10 +1,8 @@
-import {
-  errorHandler,
-  type MedusaNextFunction,
-  type MedusaRequest,
-  type MedusaResponse,
+import type {
+  MedusaNextFunction,
+  MedusaRequest,
+  MedusaResponse,
 } from "@medusajs/framework/http"
-import { MedusaError } from "@medusajs/framework/utils"
 import {
   MAX_RESULT_FIELD_LENGTH,
   MERCHANT_REFERENCE,
@@ -20,7 +18,7 @@ import {
  * malformed escape (`%E0%A4%A`) into a 500, so these matchers have none, run
  * before the routes' own (Medusa registers global middlewares first), and the
  * path is decoded here, where a bad escape can be answered 400 (on the admin
- * routes Medusa's `/admin*` decodes first: pluginErrorHandler). Strings, not
+ * routes Medusa's `/admin*` decodes first: undecodable-path.ts). Strings, not
  * one regular expression: a RegExp matcher did not take effect under the
  * integration test runner (Medusa tells one by `instanceof RegExp`).
  */
@@ -30,7 +28,8 @@ export const PLUGIN_ROUTE_PREFIXES = [
   "/admin/card-service",
 ]
 
-const MALFORMED_URL = "The URL is not validly percent-encoded."
+/** What a path that is not validly percent-encoded is answered (400). */
+export const MALFORMED_URL = "The URL is not validly percent-encoded."
 
 /** The path segment after these prefixes is an id of the given shape. */
 const ID_SEGMENTS: { prefix: string[]; id: RegExp; name: string }[] = [
@@ -150,42 +149,4 @@ export function pluginInputGuard(
     return res.status(400).json({ type: "invalid_data", message: problem })
   }
   return next()
-}
-
-/**
- * Medusa's own `/admin*` middleware (setSecretApiKeyContext) is sorted
- * before every deeper matcher, so on /admin/card-service/... express decodes
- * the path for it before pluginInputGuard runs: a malformed escape becomes
- * express's URIError (status 400, no `expose`), which Medusa's error handler
- * answers 500. This handler answers it 400 with pluginInputGuard's sentence on
- * the plugin's routes and leaves every other error, and every other route, to
- * Medusa's handler. Medusa keeps one error handler per app (the last
- * middlewares file that sets one): a store that sets its own replaces this.
- */
-export function pluginErrorHandler(
-  fallback: ReturnType<typeof errorHandler> = errorHandler()
-) {
-  return function cardServiceErrorHandler(
-    error: unknown,
-    req: MedusaRequest,
-    res: MedusaResponse,
-    next: MedusaNextFunction
-  ) {
-    const path = req.originalUrl.split("?")[0]
-    const ours = PLUGIN_ROUTE_PREFIXES.some(
-      (prefix) => path === prefix || path.startsWith(`${prefix}/`)
-    )
-    const undecodable =
-      error instanceof Error &&
-      error.name === "URIError" &&
-      (error as { status?: unknown }).status === 400
-    return fallback(
-      ours && undecodable
-        ? new MedusaError(MedusaError.Types.INVALID_DATA, MALFORMED_URL)
-        : error,
-      req,
-      res,
-      next
-    )
-  }
 }

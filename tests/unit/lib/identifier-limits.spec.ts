@@ -1,4 +1,3 @@
-import { generateEntityId } from "@medusajs/framework/utils"
 import {
   MAX_RESULT_FIELD_LENGTH,
   MERCHANT_REFERENCE,
@@ -84,13 +83,6 @@ describe("identifier limits", () => {
     expect(PAYMENT_SESSION_ID.test("xpayses_01ABC")).toBe(false)
     expect(PAYMENT_SESSION_ID.test("pay_01ABC")).toBe(false)
     expect(PAYMENT_SESSION_ID.test("payses01ABC")).toBe(false)
-  })
-
-  it("admits the ids Medusa 2.21 makes", () => {
-    expect(PAYMENT_ID.test(generateEntityId(undefined, "pay"))).toBe(true)
-    expect(PAYMENT_SESSION_ID.test(generateEntityId(undefined, "payses"))).toBe(
-      true
-    )
   })
 
   it("admits every reason code of the interface's table (section 7)", () => {
