@@ -3,6 +3,7 @@ import path from "node:path"
 import { adminRequestGuard } from "../../../src/api/admin/card-service/request-guard"
 import { pluginInputGuard } from "../../../src/api/card-service/input-limits"
 import middlewares from "../../../src/api/middlewares"
+import { recordingResponse } from "../../helpers/recording-response"
 
 /**
  * Which of the plugin's middlewares run in front of each of its routes, and
@@ -251,18 +252,7 @@ describe("the plugin's middlewares in front of each route, as Medusa registers t
       debug: jest.fn(),
     }
     const answer = (error: unknown, originalUrl: string) => {
-      const res = {
-        statusCode: 0,
-        body: undefined as any,
-        status(code: number) {
-          this.statusCode = code
-          return this
-        },
-        json(body: unknown) {
-          this.body = body
-          return this
-        },
-      }
+      const res = recordingResponse()
       const req = {
         originalUrl,
         path: originalUrl,

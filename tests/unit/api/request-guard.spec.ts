@@ -14,6 +14,7 @@ function guard(
     method = "POST",
     protocol = "http",
     adminCors = ADMIN_CORS as string | undefined,
+    config = undefined as object | undefined,
   } = {}
 ): Answer {
   let answer: Answer | undefined
@@ -34,9 +35,13 @@ function guard(
     scope: {
       resolve: (name: string) => {
         if (name !== "configModule") throw new Error(`resolved ${name}`)
-        return {
-          projectConfig: { http: adminCors === undefined ? {} : { adminCors } },
-        }
+        return (
+          config ?? {
+            projectConfig: {
+              http: adminCors === undefined ? {} : { adminCors },
+            },
+          }
+        )
       },
     },
   }
@@ -182,6 +187,16 @@ describe("adminRequestGuard: cross-site requests with the admin's cookie", () =>
     expect(
       guard({ cookie, origin: `http://${BACKEND}` }, { adminCors: undefined })
     ).toBe("next")
+  })
+
+  it.each([
+    ["no http settings", { projectConfig: {} }],
+    ["no project settings", {}],
+  ])("works with %s in the config", (_, config) => {
+    expect(guard({ cookie, origin: FOREIGN }, { config })).toEqual(REFUSED)
+    expect(guard({ cookie, origin: `http://${BACKEND}` }, { config })).toBe(
+      "next"
+    )
   })
 
   it("refuses cross-site GETs too: every admin route is behind the guard", () => {
