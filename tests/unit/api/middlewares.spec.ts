@@ -258,7 +258,11 @@ describe("the plugin's middlewares in front of each route, as Medusa registers t
         path: originalUrl,
         scope: { resolve: () => logger },
       }
-      middlewares.errorHandler!(error, req as any, res as any, jest.fn())
+      const handler = middlewares.errorHandler
+      if (typeof handler !== "function") {
+        throw new Error("middlewares.ts sets no error handler")
+      }
+      handler(error, req as any, res as any, jest.fn())
       return { status: res.statusCode, body: res.body }
     }
     const undecodable = Object.assign(new URIError("Failed to decode param"), {
