@@ -26,9 +26,10 @@ export function pluginErrorHandler(
     res: MedusaResponse,
     next: MedusaNextFunction
   ) {
+    // Below a prefix: the prefix itself holds no escape to fail on.
     const path = req.originalUrl.split("?")[0]
-    const ours = PLUGIN_ROUTE_PREFIXES.some(
-      (prefix) => path === prefix || path.startsWith(`${prefix}/`)
+    const ours = PLUGIN_ROUTE_PREFIXES.some((prefix) =>
+      path.startsWith(`${prefix}/`)
     )
     const undecodable =
       error instanceof Error &&
