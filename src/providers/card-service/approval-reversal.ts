@@ -28,6 +28,18 @@ const REFUSED_AS_ALREADY_DONE = new Set([ALREADY_REVERSED, "238", "243"])
  * cancel with this message and keeps the payment as it was.
  */
 export class ApprovalNotReleased extends MedusaError {
+  /** Marks the error where instanceof cannot (provider-lookup.ts: two module registries). */
+  readonly approvalNotReleased = true
+
+  /** Whether `error` is an ApprovalNotReleased, from whichever copy of this file. */
+  static is(error: unknown): error is ApprovalNotReleased {
+    return (
+      !!error &&
+      typeof error === "object" &&
+      (error as { approvalNotReleased?: unknown }).approvalNotReleased === true
+    )
+  }
+
   constructor(
     readonly transactionId: string,
     readonly reasonCode: string
