@@ -38,11 +38,16 @@ export class NotReleasedNotice {
       bus = undefined
     }
     this.eventBus_ =
-      bus && typeof (bus as EventBus).emit === "function" ? (bus as EventBus) : null
+      bus && typeof (bus as EventBus).emit === "function"
+        ? (bus as EventBus)
+        : null
   }
 
   /** Tells the application about a refused release; never throws (the refusal is what the caller reports). */
-  async publish(sessionId: string | undefined, error: ApprovalNotReleased): Promise<void> {
+  async publish(
+    sessionId: string | undefined,
+    error: ApprovalNotReleased
+  ): Promise<void> {
     if (!this.eventBus_ || !sessionId) return
     const data: ApprovalNotReleasedEventData = {
       session_id: sessionId,
