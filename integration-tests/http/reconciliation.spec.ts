@@ -295,6 +295,15 @@ medusaIntegrationTestRunner({
             r.originalTransactionId === transactionId &&
             r.status === "successful"
         )
+    /** Every reversal sent for an approval, by its answer's reason code. */
+    const reversalCodes = (transactionId: string | null) =>
+      sandbox()
+        .transactions()
+        .filter(
+          (r) =>
+            r.step === "REVERSAL" && r.originalTransactionId === transactionId
+        )
+        .map((r) => r.reasonCode)
     const actionsFor = (result: { actions: any[] }, sessionId: string) =>
       result.actions.filter((a) => a.session_id === sessionId)
     /** Paid while retrieve was down, then the shopper adds an item in another tab: Medusa deletes the session. */
@@ -456,15 +465,7 @@ medusaIntegrationTestRunner({
         expect.objectContaining({ status: "released" }),
       ])
       // The repeat was refused as already reversed, not reversed again.
-      expect(
-        sandbox()
-          .transactions()
-          .filter(
-            (r) =>
-              r.step === "REVERSAL" && r.originalTransactionId === transactionId
-          )
-          .map((r) => r.reasonCode)
-      ).toEqual(["100", "237", "237"])
+      expect(reversalCodes(transactionId)).toEqual(["100", "237", "237"])
       expect(actionsFor(await sweep(), session.id)).toEqual([])
     })
 
@@ -483,14 +484,6 @@ medusaIntegrationTestRunner({
           originalTransactionId: transactionId,
         })
       }
-      const reversalCodes = (transactionId: string | null) =>
-        sandbox()
-          .transactions()
-          .filter(
-            (r) =>
-              r.step === "REVERSAL" && r.originalTransactionId === transactionId
-          )
-          .map((r) => r.reasonCode)
       /** What the owner reads for one session in Needs attention. */
       const expectInNeedsAttention = (
         entry: any,

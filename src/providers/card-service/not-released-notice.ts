@@ -1,5 +1,6 @@
 import type { Logger } from "@medusajs/framework/types"
 import { ApprovalNotReleased } from "./approval-reversal"
+import { containerMember } from "./container-member"
 
 /**
  * Emitted when Medusa's cancel of a payment failed because the service would
@@ -29,18 +30,8 @@ export class NotReleasedNotice {
     container: unknown,
     private readonly logger_: Logger
   ) {
-    let bus: unknown
-    try {
-      // An awilix cradle throws for a name it does not know; a provider
-      // built outside Medusa (the contract tests) has no event bus.
-      bus = (container as { event_bus?: unknown }).event_bus
-    } catch {
-      bus = undefined
-    }
-    this.eventBus_ =
-      bus && typeof (bus as EventBus).emit === "function"
-        ? (bus as EventBus)
-        : null
+    // Medusa's event bus; none for a provider built outside Medusa.
+    this.eventBus_ = containerMember<EventBus>(container, "event_bus", "emit")
   }
 
   /** Tells the application about a refused release; never throws (the refusal is what the caller reports). */
