@@ -87,6 +87,32 @@ module.exports = {
     // 60 keeps a run of the group near 12 minutes instead of 30.
     timeoutMS: 5000,
   },
+  // The routes' guards (issue 30): the cross-site and JSON-only rule of the
+  // admin routes, the identifier limits, and the path and field checks that
+  // apply them. Specs that load nothing of Medusa at run time: every mutant
+  // of a constant table reloads each of them.
+  guards: {
+    mutate: [
+      "src/api/admin/card-service/request-guard.ts",
+      "src/lib/identifier-limits.ts",
+      "src/api/card-service/input-limits.ts",
+    ],
+    tests: [
+      "tests/unit/api/request-guard.spec.ts",
+      "tests/unit/lib/identifier-limits.spec.ts",
+      "tests/unit/api/input-limits.spec.ts",
+    ],
+  },
+  // Which middlewares run in front of each route (issue 30), and the 400
+  // for a path express could not decode. Its own group: its specs load
+  // Medusa's http layer, seconds per reload.
+  routes: {
+    mutate: ["src/api/middlewares.ts", "src/api/card-service/undecodable-path.ts"],
+    tests: [
+      "tests/unit/api/middlewares.spec.ts",
+      "tests/unit/api/undecodable-path.spec.ts",
+    ],
+  },
   // The sandbox's follow-on rules.
   sandbox: {
     mutate: ["src/sandbox/follow-on-rules.ts", "src/sandbox/amount-rules.ts"],

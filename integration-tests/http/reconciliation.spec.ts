@@ -295,6 +295,15 @@ medusaIntegrationTestRunner({
             r.originalTransactionId === transactionId &&
             r.status === "successful"
         )
+    /** Every reversal sent for an approval, by its answer's reason code. */
+    const reversalCodes = (transactionId: string | null) =>
+      sandbox()
+        .transactions()
+        .filter(
+          (r) =>
+            r.step === "REVERSAL" && r.originalTransactionId === transactionId
+        )
+        .map((r) => r.reasonCode)
     const actionsFor = (result: { actions: any[] }, sessionId: string) =>
       result.actions.filter((a) => a.session_id === sessionId)
     /** Paid while retrieve was down, then the shopper adds an item in another tab: Medusa deletes the session. */
@@ -456,16 +465,110 @@ medusaIntegrationTestRunner({
         expect.objectContaining({ status: "released" }),
       ])
       // The repeat was refused as already reversed, not reversed again.
-      expect(
-        sandbox()
-          .transactions()
-          .filter(
-            (r) =>
-              r.step === "REVERSAL" && r.originalTransactionId === transactionId
-          )
-          .map((r) => r.reasonCode)
-      ).toEqual(["100", "237", "237"])
+      expect(reversalCodes(transactionId)).toEqual(["100", "237", "237"])
       expect(actionsFor(await sweep(), session.id)).toEqual([])
+    })
+
+    describe("an approval whose money was taken at the service (issue 30)", () => {
+      /** Captured at the service without Medusa (another system, the service's own tools). */
+      const capturedOutside = async (transactionId: string) => {
+        const record = sandbox().transaction(transactionId)!
+        return cardServiceProvider(
+          getContainer(),
+          CARD_SERVICE_PROVIDER_ID
+        ).client.capture({
+          merchantReferenceCode: "captured-outside-medusa",
+          currency: record.currencyCode,
+          amount: record.amount,
+          email: "owner@example.com",
+          originalTransactionId: transactionId,
+        })
+      }
+      /** What the owner reads for one session in Needs attention. */
+      const expectInNeedsAttention = (
+        entry: any,
+        transactionId: string,
+        code: string
+      ) => {
+        expect(entry).toMatchObject({
+          kind: "session",
+          status: "not_released",
+          needs_action: true,
+          references: [transactionId],
+        })
+        expect(entry.message).toContain(`approval ${transactionId} was not released`)
+        expect(entry.message).toContain(`(${code})`)
+        expect(entry.message).toMatch(/look the approval up at the card service/i)
+        expect(entry.message).toMatch(/refund the shopper/)
+      }
+
+      it("shows an orphaned approval the service refused to reverse (243) in Needs attention, and does not ask again", async () => {
+        const { session, transactionId } = await payThenChangeCart()
+        await capturedOutside(transactionId as string)
+
+        const first = await sweep()
+
+        expect(actionsFor(first, session.id)).toEqual([
+          expect.objectContaining({ status: "not_released" }),
+        ])
+        expect(reversalCodes(transactionId)).toEqual(["243"])
+        expectInNeedsAttention(
+          (await attentionList()).find((e) => e.id === session.id),
+          transactionId as string,
+          "243"
+        )
+        // The service's record decides now: the next sweep neither sends
+        // the reversal again nor reports the case again.
+        expect(actionsFor(await sweep(), session.id)).toEqual([])
+        expect(reversalCodes(transactionId)).toEqual(["243"])
+        expect(
+          (await attentionList()).filter((e) => e.id === session.id)
+        ).toHaveLength(1)
+      })
+
+      it("shows an order canceled while its approval was settled (238) in Needs attention and on the order", async () => {
+        const { orderId, payment, session } = await checkoutToOrder(
+          api,
+          getContainer()
+        )
+        const transactionId = payment.data.transaction_id
+        await capturedOutside(transactionId)
+        const settle = sandbox().settlementMs + 1
+        sandbox().advanceClock(settle)
+        try {
+          // Medusa 2.21's cancelPaymentStep logs a payment's cancel error
+          // and cancels the order anyway: the admin sees a canceled order.
+          await api.post(
+            `/admin/orders/${orderId}/cancel`,
+            {},
+            { headers: await adminHeaders(getContainer()) }
+          )
+        } finally {
+          sandbox().advanceClock(-settle)
+        }
+        expect(reversalCodes(transactionId)).toEqual(["238"])
+        // The payment is not booked as given back.
+        const kept = await paymentOfOrder(getContainer(), orderId)
+        expect(kept.canceled_at).toBeFalsy()
+        expect(kept.data.state).toBe("authorized")
+
+        // The note is written by a subscriber: it arrives just after the answer.
+        let entry: any
+        for (let i = 0; i < 50 && !entry; i++) {
+          entry = (await attentionList()).find((e) => e.id === session.id)
+          if (!entry) await new Promise((r) => setTimeout(r, 100))
+        }
+        expectInNeedsAttention(entry, transactionId, "238")
+        expect(entry.message).toMatch(/order was canceled/)
+        // The order page's widget shows it too.
+        const forOrder = (
+          await api.get(
+            `/admin/card-service/reconciliation?payment_id=${payment.id}`,
+            { headers: await adminHeaders(getContainer()) }
+          )
+        ).data.entries
+        expect(forOrder.map((e: any) => e.status)).toContain("not_released")
+      })
     })
 
     it("runs one sweep at a time: two started at once act once", async () => {

@@ -8,7 +8,11 @@ import {
   AdminCardServiceVoid,
 } from "./admin/card-service/validators"
 import { adminRequestGuard } from "./admin/card-service/request-guard"
-import { PLUGIN_ROUTE_PREFIXES, pluginInputGuard } from "./card-service/input-limits"
+import {
+  PLUGIN_ROUTE_PREFIXES,
+  pluginInputGuard,
+} from "./card-service/input-limits"
+import { pluginErrorHandler } from "./card-service/undecodable-path"
 
 /**
  * The plugin's route middlewares: one flat list, one entry per route, so
@@ -16,6 +20,9 @@ import { PLUGIN_ROUTE_PREFIXES, pluginInputGuard } from "./card-service/input-li
  * Medusa's admin authentication.
  */
 export default defineMiddlewares({
+  // A malformed escape that express meets before pluginInputGuard runs
+  // (on the admin routes) is a 400 there too, not a 500.
+  errorHandler: pluginErrorHandler(),
   routes: [
     // Identifiers within their limits (and a decodable path) on every route
     // of the plugin, before anything is looked up or sent to the service.
@@ -33,17 +40,26 @@ export default defineMiddlewares({
     {
       matcher: "/admin/card-service/test-connection",
       method: ["POST"],
-      middlewares: [adminRequestGuard, validateAndTransformBody(AdminCardServiceTestConnection)],
+      middlewares: [
+        adminRequestGuard,
+        validateAndTransformBody(AdminCardServiceTestConnection),
+      ],
     },
     {
       matcher: "/admin/card-service/settings",
       method: ["POST"],
-      middlewares: [adminRequestGuard, validateAndTransformBody(AdminCardServiceSettingsSave)],
+      middlewares: [
+        adminRequestGuard,
+        validateAndTransformBody(AdminCardServiceSettingsSave),
+      ],
     },
     {
       matcher: "/admin/card-service/payments/:payment_id/void",
       method: ["POST"],
-      middlewares: [adminRequestGuard, validateAndTransformBody(AdminCardServiceVoid)],
+      middlewares: [
+        adminRequestGuard,
+        validateAndTransformBody(AdminCardServiceVoid),
+      ],
     },
   ],
 })

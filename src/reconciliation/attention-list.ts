@@ -10,10 +10,10 @@ import {
   PAYMENT_LOOKBACK_MS,
   refundNoteOf,
 } from "./payment-followups"
-import { notesOf } from "./session-notes"
+import { collectionHintsOf, notesOf } from "./session-notes"
 
 /** Session statuses the store owner must act on (a payment's note says it itself). */
-const NEEDS_ACTION = new Set(["outcome_unknown"])
+const NEEDS_ACTION = new Set(["outcome_unknown", "not_released"])
 const MAX_ROWS = 200
 
 /**
@@ -41,7 +41,7 @@ export async function reconcileEntries(
   }
   const since = new Date(now.getTime() - PAYMENT_LOOKBACK_MS).toISOString()
   // The payment module filters any column; its filter type names fewer.
-  const [sessions, payments] = await Promise.all([
+  const [sessions, payments, collections] = await Promise.all([
     paymentModule.listPaymentSessions(
       { created_at: { $gte: since } } as Record<string, unknown>,
       {
@@ -59,6 +59,16 @@ export async function reconcileEntries(
         select: ["id", "provider_id", "metadata"],
         take: 1000,
         order: { created_at: "DESC" },
+      }
+    ),
+    // Sessions Medusa deleted leave their notes on the collection's hints
+    // (sweep.ts, an orphaned approval whose reversal was refused).
+    paymentModule.listPaymentCollections(
+      { updated_at: { $gte: since } } as Record<string, unknown>,
+      {
+        select: ["id", "metadata"],
+        take: 1000,
+        order: { updated_at: "DESC" },
       }
     ),
   ])
@@ -92,6 +102,16 @@ export async function reconcileEntries(
         NEEDS_ACTION.has(note.status)
       )
     )
+  }
+  for (const collection of collections) {
+    const hints = collectionHintsOf(collection.metadata)
+    for (const [sessionId, hint] of Object.entries(hints)) {
+      const note = hint.not_released
+      if (!note) continue
+      entries.push(
+        entry("session", sessionId, note, note.references ?? [], true)
+      )
+    }
   }
   for (const payment of payments) {
     if (!payment.provider_id.startsWith(PROVIDER_ID_PREFIX)) continue

@@ -16,6 +16,7 @@ import {
   settlePayment,
   type SettleOutcome,
 } from "../checkout/settle-payment"
+import { ApprovalNotReleased } from "../providers/card-service/approval-reversal"
 import type CardServiceProviderService from "../providers/card-service/service"
 import {
   followPayment,
@@ -26,7 +27,9 @@ import {
   collectionHintsOf,
   updateCollectionHints,
   notesOf,
+  notReleasedNote,
   ReconcileNote,
+  recordNotReleased,
   SessionNotes,
   updateSessionNotes,
 } from "./session-notes"
@@ -198,9 +201,14 @@ async function sweepGoneSessions(
       { select: ["id", "status", "metadata"] }
     )
     const done: string[] = []
+    const notReleased: Record<string, ReconcileNote> = {}
     for (const sessionId of sessionIds) {
       const session = existing.find((s) => s.id === sessionId)
       const transactionId = hints[sessionId].transaction_id
+      // Refused with 238 or 243 before: the service's record decides, and
+      // the store owner has it in Needs attention. Asking again would only
+      // be refused again.
+      if (hints[sessionId].not_released) continue
       if (session && session.status !== "authorized") {
         // Still open: the session pass settles its hint; the copy goes once it is answered.
         if (!notesOf(session.metadata).hint) done.push(sessionId)
@@ -218,6 +226,26 @@ async function sweepGoneSessions(
         })
       } catch (error) {
         if (isServiceDown(error)) throw error
+        if (ApprovalNotReleased.is(error)) {
+          // An orphaned or second approval whose money the service may have
+          // taken: noted where the store owner sees it, on the session if
+          // it is still there, else on the collection's hint.
+          const note = notReleasedNote(
+            error,
+            session
+              ? "a second approval of a paid session"
+              : "the cart changed or was paid another way before this approval was verified",
+            now
+          )
+          if (session) {
+            await recordNotReleased(container, sessionId, note)
+            done.push(sessionId)
+          } else {
+            notReleased[sessionId] = note
+          }
+          actions.push({ session_id: sessionId, status: note.status, message: note.message })
+          continue
+        }
         // A reversal with no answer (twice) is asked again next sweep, when
         // 237 says the first one acted: the hint stays until it is settled.
         logger.error(
@@ -229,10 +257,13 @@ async function sweepGoneSessions(
       const action = hintAction(sessionId, transactionId, outcome, !!session)
       if (action) actions.push(action)
     }
-    if (done.length) {
+    if (done.length || Object.keys(notReleased).length) {
       await updateCollectionHints(container, collection.id, (current) => {
         const next = { ...current }
         for (const id of done) delete next[id]
+        for (const [id, note] of Object.entries(notReleased)) {
+          if (next[id]) next[id] = { ...next[id], not_released: note }
+        }
         return next
       })
     }
@@ -312,20 +343,20 @@ async function sweepSession(
   // A result was reported but never verified (the service was down when the
   // callback came): verify it now, as the callback would have.
   if (notes.hint && notes.hint.transaction_id !== data?.transaction_id) {
-    const outcome = await settlePayment(container, session.id, {
-      transactionId: notes.hint.transaction_id,
-      source: "sweep",
-    })
-    return await noteOutcome(container, session.id, outcome, now, true)
+    return await settleOrNote(container, session.id, now, notes.hint.transaction_id)
   }
 
   // Verified and attached, but no order (completion failed after the
-  // result was checked): complete it now through the same path.
-  if (data?.transaction_id && !data.failure && data.state !== "failed") {
-    const outcome = await settlePayment(container, session.id, {
-      source: "sweep",
-    })
-    return await noteOutcome(container, session.id, outcome, now, false)
+  // result was checked): complete it now through the same path, unless an
+  // approval's reversal was refused (238, 243) on the way: then the store
+  // owner decides.
+  if (
+    data?.transaction_id &&
+    !data.failure &&
+    data.state !== "failed" &&
+    notes.reconcile?.status !== "not_released"
+  ) {
+    return await settleOrNote(container, session.id, now)
   }
 
   // Attempts handed out, no result ever reported, the grace period over:
@@ -358,6 +389,32 @@ async function sweepSession(
     }
   }
   return null
+}
+
+/**
+ * settlePayment for the session pass, with its hint (answered: the note
+ * drops it) or without. A reversal on the way that the service refused with
+ * 238 or 243 is noted for the store owner rather than tried every sweep.
+ */
+async function settleOrNote(
+  container: MedusaContainer,
+  sessionId: string,
+  now: Date,
+  hintTransactionId?: string
+): Promise<SweepAction | null> {
+  let outcome: SettleOutcome
+  try {
+    outcome = await settlePayment(container, sessionId, {
+      ...(hintTransactionId ? { transactionId: hintTransactionId } : {}),
+      source: "sweep",
+    })
+  } catch (error) {
+    if (!ApprovalNotReleased.is(error)) throw error
+    const note = notReleasedNote(error, "an approval of this session", now)
+    await recordNotReleased(container, sessionId, note, !!hintTransactionId)
+    return { session_id: sessionId, status: note.status, message: note.message }
+  }
+  return await noteOutcome(container, sessionId, outcome, now, !!hintTransactionId)
 }
 
 async function noteOutcome(

@@ -195,7 +195,10 @@ describe("capturePayment", () => {
   it("sends a capture once more, after a pause, when the service answered it with a failure of its own (503, reason 150): one capture", async () => {
     const { data, transactionId } = await authorizedPayment()
     env.sandbox.injectFault({ type: "status", status: 503, path: "/capture" })
-    const sent = () => env.sandbox.requests().filter((r) => r.method === "POST" && r.path === "/capture")
+    const sent = () =>
+      env.sandbox
+        .requests()
+        .filter((r) => r.method === "POST" && r.path === "/capture")
     const before = sent().length
 
     const captured = await capture(data)
@@ -204,13 +207,22 @@ describe("capturePayment", () => {
     expect(captured.capture?.transaction_id).toEqual(expect.any(String))
     expect(successful("CAPTURE", transactionId)).toHaveLength(1)
     const [failed, again] = sent().slice(before)
-    expect([failed.status, again.status, sent().length - before]).toEqual([503, 200, 2])
-    expect(again.startedAt - failed.startedAt).toBeGreaterThanOrEqual(SERVICE_FAILURE_PAUSE_MS - 5)
+    expect([failed.status, again.status, sent().length - before]).toEqual([
+      503, 200, 2,
+    ])
+    expect(again.startedAt - failed.startedAt).toBeGreaterThanOrEqual(
+      SERVICE_FAILURE_PAUSE_MS - 5
+    )
   })
 
   it("reports a capture the service failed twice (503, reason 150), and a later capture then captures once", async () => {
     const { data, transactionId } = await authorizedPayment()
-    env.sandbox.injectFault({ type: "status", status: 503, count: 2, path: "/capture" })
+    env.sandbox.injectFault({
+      type: "status",
+      status: 503,
+      count: 2,
+      path: "/capture",
+    })
 
     const error = await errorOf(capture(data))
     expect(error).toBeInstanceOf(MedusaError)
@@ -398,6 +410,45 @@ describe("cancelPayment", () => {
       reason_code: "237",
     })
     expect(successful("REVERSAL", transactionId)).toHaveLength(1)
+  })
+
+  describe("an approval whose money was taken at the service (issue 30)", () => {
+    // Captured there without Medusa (another system, the service's own
+    // tools): Medusa still holds the payment as authorized.
+    const capturedOutside = async (transactionId: string) =>
+      provider.client.capture({
+        merchantReferenceCode: "captured-outside-medusa",
+        currency: "978",
+        amount: 30,
+        email: "owner@example.com",
+        originalTransactionId: transactionId,
+      })
+
+    it.each([
+      ["243, already settled or reversed (the capture is pending)", 0, "243"],
+      ["238, already settled (the capture was transmitted)", 1, "238"],
+    ])("is never booked as canceled on %s", async (_, settlements, code) => {
+      const { data, transactionId } = await authorizedPayment()
+      await capturedOutside(transactionId)
+      const settle = settlements * (env.sandbox.settlementMs + 1)
+      env.sandbox.advanceClock(settle)
+      try {
+        const error = await errorOf(cancel(data))
+        // Medusa keeps the payment: its cancel fails with the reason.
+        expect(error.type).toBe(MedusaError.Types.NOT_ALLOWED)
+        expect(error.message).toContain(transactionId)
+        expect(error.message).toContain(code)
+        expect(error.message).toMatch(/not released/)
+        expect(successful("REVERSAL", transactionId)).toHaveLength(0)
+        expect(
+          followOns(env.sandbox, "REVERSAL", transactionId).map(
+            (r) => r.reasonCode
+          )
+        ).toEqual([code])
+      } finally {
+        env.sandbox.advanceClock(-settle)
+      }
+    })
   })
 
   it("leaves data with nothing held alone", async () => {

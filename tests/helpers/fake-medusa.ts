@@ -2,6 +2,8 @@ import { MedusaError, Modules } from "@medusajs/framework/utils"
 import type CardServiceProviderService from "../../src/providers/card-service/service"
 import { recordingLogger } from "./provider-sandbox"
 
+export { recordingResponse } from "./recording-response"
+
 /**
  * A small in-memory stand-in for the pieces of Medusa's container that
  * settlement (src/checkout) and the callback and return routes resolve: the
@@ -416,41 +418,6 @@ export const fakeCoreFlows = {
       result: await (container.resolve("fakeCarts") as FakeCarts).complete(input.id),
     }),
   }),
-}
-
-/** A route's response, recorded: status, headers, body, redirect. */
-export function recordingResponse() {
-  const res = {
-    statusCode: 200,
-    headers: {} as Record<string, unknown>,
-    body: undefined as unknown,
-    location: undefined as string | undefined,
-    status(code: number) {
-      res.statusCode = code
-      return res
-    },
-    json(body: unknown) {
-      res.body = body
-      return res
-    },
-    end(body?: unknown) {
-      res.body = Buffer.isBuffer(body) ? body.toString("utf8") : body
-      return res
-    },
-    setHeader(name: string, value: unknown) {
-      res.headers[name.toLowerCase()] = value
-      return res
-    },
-    getHeader(name: string) {
-      return res.headers[name.toLowerCase()]
-    },
-    redirect(code: number, url: string) {
-      res.statusCode = code
-      res.location = url
-      return res
-    },
-  }
-  return res
 }
 
 /** A route's request on the fake container. */

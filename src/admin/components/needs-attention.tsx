@@ -18,7 +18,7 @@ import { LoadError } from "./load-error"
  * What the reconciliation sweep found (docs/reconciliation.md), on the
  * settings page: cases the store owner must act on first (outcome unknown,
  * a failed or unconfirmed capture, a refund of unknown outcome, a change
- * made at the service), then what it settled, each with its age, the
+ * made at the service, an approval the service would not release), then what it settled, each with its age, the
  * action taken or needed and the references to look up.
  */
 export function NeedsAttention() {

@@ -17,7 +17,8 @@ import {
  * parameters (and `*`) of a matcher before its handler runs and turns a
  * malformed escape (`%E0%A4%A`) into a 500, so these matchers have none, run
  * before the routes' own (Medusa registers global middlewares first), and the
- * path is decoded here, where a bad escape can be answered 400. Strings, not
+ * path is decoded here, where a bad escape can be answered 400 (on the admin
+ * routes Medusa's `/admin*` decodes first: undecodable-path.ts). Strings, not
  * one regular expression: a RegExp matcher did not take effect under the
  * integration test runner (Medusa tells one by `instanceof RegExp`).
  */
@@ -26,6 +27,9 @@ export const PLUGIN_ROUTE_PREFIXES = [
   "/store/card-service",
   "/admin/card-service",
 ]
+
+/** What a path that is not validly percent-encoded is answered (400). */
+export const MALFORMED_URL = "The URL is not validly percent-encoded."
 
 /** The path segment after these prefixes is an id of the given shape. */
 const ID_SEGMENTS: { prefix: string[]; id: RegExp; name: string }[] = [
@@ -87,7 +91,7 @@ export function inputProblem(req: {
     try {
       segments.push(decodeURIComponent(raw))
     } catch {
-      return "The URL is not validly percent-encoded."
+      return MALFORMED_URL
     }
   }
   for (const { prefix, id, name } of ID_SEGMENTS) {

@@ -1,13 +1,55 @@
 import type { Logger } from "@medusajs/framework/types"
+import { MedusaError } from "@medusajs/framework/utils"
 import type { CardServiceClient } from "../../lib/card-service-client"
 import { fromServiceAmount } from "../../lib/money"
+import { describeReasonCode } from "../../lib/reason-codes"
 import type { OperationResult, TransactionRecord } from "../../lib/wire-schemas"
 import { followOnFields, sendFollowOn } from "./follow-on-request"
 import { appendLogEntry, type CardServiceSessionData } from "./session-data"
 import type { TransactionLookup } from "./transaction-lookup"
 
-/** Section 7: already reversed (237), already settled (238), either (243). */
-const ALREADY_REVERSED_OR_DONE = new Set(["237", "238", "243"])
+/** Section 7, 237: the authorization was already reversed; the reversal is done. */
+const ALREADY_REVERSED = "237"
+
+/**
+ * Refusals a reversal may meet: 237 (already reversed), 238 (already
+ * settled) and 243 (already settled or reversed). Only 237 says the money
+ * was given back. A settled approval's money was taken, and the service's
+ * record of an approval (2.1) names none of its follow-ons, so nothing the
+ * plugin can read tells a 243 that means "reversed" from one that means
+ * "settled": neither is booked as a reversal (ApprovalNotReleased).
+ */
+const REFUSED_AS_ALREADY_DONE = new Set([ALREADY_REVERSED, "238", "243"])
+
+/**
+ * A reversal the service refused because the approval's money may have been
+ * taken (238, 243): the payment must not be booked as canceled, and the
+ * store owner must look the approval up. NOT_ALLOWED, so Medusa refuses the
+ * cancel with this message and keeps the payment as it was.
+ */
+export class ApprovalNotReleased extends MedusaError {
+  /** Marks the error where instanceof cannot (provider-lookup.ts: two module registries). */
+  readonly approvalNotReleased = true
+
+  /** Whether `error` is an ApprovalNotReleased, from whichever copy of this file. */
+  static is(error: unknown): error is ApprovalNotReleased {
+    return (
+      !!error &&
+      typeof error === "object" &&
+      (error as { approvalNotReleased?: unknown }).approvalNotReleased === true
+    )
+  }
+
+  constructor(
+    readonly transactionId: string,
+    readonly reasonCode: string
+  ) {
+    super(
+      MedusaError.Types.NOT_ALLOWED,
+      `card-service: approval ${transactionId} was not released: the service answered ${reasonCode} (${describeReasonCode(reasonCode).meaning}). Its money may have been taken (captured and settled at the service), so it is not booked as given back; look the approval up at the service and refund what was taken.`
+    )
+  }
+}
 
 /**
  * Giving an approval back (reversal, section 2.3), so that no money stays
@@ -22,7 +64,10 @@ export class ApprovalReversal {
     private readonly logger_: Logger
   ) {}
 
-  /** Reverses the approval `record`; the session comes back canceled. */
+  /**
+   * Reverses the approval `record`; the session comes back canceled. Throws
+   * ApprovalNotReleased when the service says it may be settled (238, 243).
+   */
   async reverse(
     session: CardServiceSessionData,
     record: TransactionRecord
@@ -51,8 +96,14 @@ export class ApprovalReversal {
     return sendFollowOn({
       send: () => this.client_.reverse(input),
       done: (result) => reversed(result, result.reasonCode),
-      doneCodes: ALREADY_REVERSED_OR_DONE,
-      alreadyDone: (reasonCode) => reversed(null, reasonCode),
+      doneCodes: REFUSED_AS_ALREADY_DONE,
+      alreadyDone: (reasonCode) => {
+        if (reasonCode === ALREADY_REVERSED) return reversed(null, reasonCode)
+        this.logger_.warn(
+          `card-service: the reversal of approval ${record.transactionId} was refused with ${reasonCode}; not booked as released`
+        )
+        throw new ApprovalNotReleased(record.transactionId, reasonCode)
+      },
       operation: "reverse",
       logger: this.logger_,
     })

@@ -1,4 +1,5 @@
 import { toMinorUnits, type AmountInput } from "../../lib/money"
+import { containerMember } from "./container-member"
 import type { CardServiceSessionData } from "./session-data"
 
 /**
@@ -31,18 +32,11 @@ export class MedusaSessionTerms {
   private readonly service_: SessionService | null
 
   constructor(container: unknown) {
-    let service: unknown
-    try {
-      // An awilix cradle throws for a name it does not know.
-      service = (container as { paymentSessionService?: unknown })
-        .paymentSessionService
-    } catch {
-      service = undefined
-    }
-    this.service_ =
-      service && typeof (service as SessionService).retrieve === "function"
-        ? (service as SessionService)
-        : null
+    this.service_ = containerMember<SessionService>(
+      container,
+      "paymentSessionService",
+      "retrieve"
+    )
   }
 
   /** False when Medusa records another amount or currency for the session than its sealed data. */

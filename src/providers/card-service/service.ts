@@ -28,10 +28,11 @@ import type {
 } from "@medusajs/framework/types"
 import { CardServiceClient } from "../../lib/card-service-client"
 import type { TransactionRecord } from "../../lib/wire-schemas"
-import { ApprovalReversal } from "./approval-reversal"
+import { ApprovalNotReleased, ApprovalReversal } from "./approval-reversal"
 import { Authorization, tampered } from "./authorization"
 import { FollowOns } from "./follow-ons"
 import { MedusaSessionTerms } from "./medusa-session-terms"
+import { NotReleasedNotice } from "./not-released-notice"
 import { type LostCapture, resolveLostCapture } from "./lost-follow-ons"
 import { mergeAdminSettings } from "./admin-settings"
 import { CardServiceOptions, parseOptions, serviceBaseUrl } from "./options"
@@ -74,6 +75,7 @@ export default class CardServiceProviderService extends AbstractPaymentProvider<
   protected orphans_!: OrphanRelease
   protected settingsRevision_: string | null = null
   protected readonly medusaTerms_: MedusaSessionTerms
+  protected readonly notReleased_: NotReleasedNotice
 
   static validateOptions(options: Record<string, unknown>): void {
     parseOptions(options)
@@ -88,6 +90,7 @@ export default class CardServiceProviderService extends AbstractPaymentProvider<
     // changing credentials does not invalidate open payment sessions.
     this.sealer_ = SessionSealer.fromOptions(parsed)
     this.medusaTerms_ = new MedusaSessionTerms(container)
+    this.notReleased_ = new NotReleasedNotice(container, this.logger_)
     this.applySettings_(parsed)
   }
 
@@ -263,7 +266,16 @@ export default class CardServiceProviderService extends AbstractPaymentProvider<
       return { data: data ?? {} }
     }
     const record = await this.lookup_.required(session.transaction_id)
-    return { data: await this.reversal_.reverse(session, record) }
+    try {
+      return { data: await this.reversal_.reverse(session, record) }
+    } catch (error) {
+      // Medusa 2.21's cancelPaymentStep only logs this error and cancels
+      // the order anyway; the note puts the case in Needs attention.
+      if (ApprovalNotReleased.is(error)) {
+        await this.notReleased_.publish(session.session_id, error)
+      }
+      throw error
+    }
   }
 
   /** A deleted session's approval is released (orphan-release.ts). */
