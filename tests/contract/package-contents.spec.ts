@@ -14,11 +14,15 @@ jest.setTimeout(240_000)
  * docs: the shopper strings in four languages, the reconciliation sweep, the
  * hosted-page and reconciliation guides. Raised again, from 450 to 460 kB
  * packed, when finishing the payment of an order whose completion died
- * (order-payment.ts) took it 0.6 kB over. The ALLOWED and FORBIDDEN lists
+ * (order-payment.ts) took it 0.6 kB over. Raised to 490 kB / 1.8 MB when
+ * the storefront's own pieces moved into the package (the kit-based card
+ * form, the hosted-page button and the Next.js return route, which replaced
+ * 289 lines an owner wrote) and 238/243 got their Needs-attention note: 478 kB
+ * packed then. The ALLOWED and FORBIDDEN lists
  * are the guard against shipping another test folder; the margin is for
  * growth.
  */
-const BUDGET = { packedBytes: 460_000, unpackedBytes: 1_700_000 }
+const BUDGET = { packedBytes: 490_000, unpackedBytes: 1_800_000 }
 
 /** Everything a shipped path may be, and nothing else. */
 const ALLOWED = [
