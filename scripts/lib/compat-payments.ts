@@ -112,19 +112,28 @@ export async function runPaymentSteps({
     cardServicePayment(admin, token, orderId)
   const recordsOf = (predicate: (r: any) => boolean) =>
     sandbox.transactions().filter(predicate)
-
-  const orderId = await step("3DS order", async () => {
-    const { sessionId } = await client.cartReadyToPay(CARD_PROVIDER_ID)
+  /** A cart ready to pay, its pay form posted to the service with `card`: where the service sends the browser. */
+  const payAtService = async (card: { number: string; cardType: string }) => {
+    const { cartId, sessionId } = await client.cartReadyToPay(CARD_PROVIDER_ID)
     const { form } = await client.call(
       "GET",
       `/store/card-service/sessions/${sessionId}/form`
     )
-    const { serviceLocation } = await postPaymentForm(form, CHALLENGE_CARD)
+    const { serviceLocation } = await postPaymentForm(form, card)
+    return {
+      cartId,
+      sessionId,
+      location: expectValue(
+        serviceLocation,
+        "the service's answer to the form"
+      ),
+    }
+  }
+
+  const orderId = await step("3DS order", async () => {
+    const { location } = await payAtService(CHALLENGE_CARD)
     // The service sends the browser on within its own site (a path).
-    const challenge = new URL(
-      expectValue(serviceLocation, "the service's answer to the form"),
-      sandbox.url
-    )
+    const challenge = new URL(location, sandbox.url)
     if (!challenge.pathname.startsWith("/3ds/challenge/")) {
       throw new Error(
         `the challenge card was not sent to a 3DS challenge: ${challenge}`
@@ -199,7 +208,6 @@ export async function runPaymentSteps({
   )
 
   const swept = await step("sweep", async () => {
-    const { cartId, sessionId } = await client.cartReadyToPay(CARD_PROVIDER_ID)
     // The one callback delivery is answered 503 (retrieve is down while the
     // store handles it) and the service does not try again.
     sandbox.setCallbackKnobs({ retries: 0 })
@@ -209,15 +217,13 @@ export async function runPaymentSteps({
       count: 20,
       path: "/payment/retrieve",
     })
+    let paid: Awaited<ReturnType<typeof payAtService>>
     try {
-      const { form } = await client.call(
-        "GET",
-        `/store/card-service/sessions/${sessionId}/form`
-      )
-      const { serviceLocation } = await postPaymentForm(form, FRICTIONLESS_CARD)
-      if (!serviceLocation?.includes("/card-service/return/")) {
-        throw new Error(`the service answered the form with ${serviceLocation}`)
+      paid = await payAtService(FRICTIONLESS_CARD)
+      if (!paid.location.includes("/card-service/return/")) {
+        throw new Error(`the service answered the form with ${paid.location}`)
       }
+      const { sessionId } = paid
       await sandbox.waitForCallbacks(
         (d) => d.some((c) => c.url.includes(sessionId) && c.status === 503),
         30_000
@@ -226,6 +232,7 @@ export async function runPaymentSteps({
       sandbox.clearFaults()
       sandbox.resetKnobs()
     }
+    const { cartId, sessionId } = paid
     // The shopper never comes back: only the sweep can make the order.
     if ((await orderOfCart(store, cartId)) !== null)
       throw new Error("an order exists before the sweep")
@@ -286,14 +293,8 @@ export async function runPaymentSteps({
   )
 
   await step("cancel", async () => {
-    const { sessionId } = await client.cartReadyToPay(CARD_PROVIDER_ID)
-    const { form } = await client.call(
-      "GET",
-      `/store/card-service/sessions/${sessionId}/form`
-    )
-    const { serviceLocation } = await postPaymentForm(form, FRICTIONLESS_CARD)
     const order = await orderFromReturn(
-      expectValue(serviceLocation, "the service's answer to the form")
+      (await payAtService(FRICTIONLESS_CARD)).location
     )
     const approval = (await paymentOf(order)).data.transaction_id
     await adminPost(admin, token, `/admin/orders/${order}/cancel`, {})
