@@ -214,7 +214,7 @@ async function runVersion(
     if (!cell.ok) log(`${version}: ${step} FAILED: ${cell.error}`)
   }
   log(
-    `${version}: ${passed(row) ? "passed" : "FAILED"} in ${row.minutes.toFixed(1)} min (${COLUMNS.map((c) => `${c} ${row.cells[c]?.ok ? "ok" : "FAIL"}`).join(", ")})`
+    `${version}: ${passed(row) ? "passed" : "FAILED"} in ${row.minutes.toFixed(1)} min (${COLUMNS.map((c) => `${c} ${row.cells[c] ? (row.cells[c].ok ? "ok" : "FAIL") : "-"}`).join(", ")})`
   )
   if (passed(row) && row.logDir && !keep)
     fs.rmSync(row.logDir, { recursive: true, force: true })
