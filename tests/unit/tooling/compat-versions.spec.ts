@@ -112,4 +112,12 @@ describe("the Medusa versions test:compat builds stores on", () => {
     }
     expect(semver.satisfies("3.0.0", range)).toBe(false)
   })
+
+  it("names no peer whose own peers disagree with the dashboard's on a supported minor", () => {
+    // @medusajs/icons 2.14.x asks for react ^19.2.5 beside Medusa 2.14's
+    // react ^18.3.1 dashboard: npm only warns in a bare store, but refuses
+    // (ERESOLVE) once a direct dependency names icons as a peer. The admin
+    // bundle takes icons from the dashboard the store has.
+    expect(Object.keys(pkg.peerDependencies)).not.toContain("@medusajs/icons")
+  })
 })
