@@ -13,9 +13,17 @@ import {
 import {
   descendants,
   killAll,
-  shellEnv,
   waitUntilGone,
 } from "../../tests/helpers/process-tree"
+import {
+  logTail,
+  PACKAGE,
+  readmeMedusaConfig,
+  runMedusa,
+  STARTER_TSCONFIG,
+  storeEnv,
+  writeStoreDotEnv,
+} from "../../scripts/lib/fresh-store"
 import {
   CARD_SERVICE_PROVIDER_ID,
   type SeededStore,
@@ -30,68 +38,15 @@ import { storeApi } from "../helpers/store-api"
  * store API.
  *
  * The app's @medusajs packages (and the plugin's dependencies) are links to
- * this repository's node_modules: installing Medusa from the registry would
- * take minutes and prove nothing about the plugin. The plugin itself is the
+ * this repository's node_modules: installing Medusa from the registry takes
+ * minutes, and `npm run test:compat` does it for each supported Medusa
+ * version (scripts/compat.ts). The plugin itself is the
  * tarball, unpacked into node_modules/medusa-payment-card-service as npm
  * does, so only what the package ships is there to load.
  */
 jest.setTimeout(15 * 60_000)
 
 const ROOT = path.resolve(__dirname, "../..")
-const PACKAGE = "medusa-payment-card-service"
-
-/** The README's medusa-config.ts: the first ts block of its "Configure it" step. */
-function readmeMedusaConfig(): string {
-  const readme = fs.readFileSync(path.join(ROOT, "README.md"), "utf8")
-  const step = readme.indexOf("### 2. Configure it")
-  expect(step).toBeGreaterThan(-1)
-  const match = /```ts\n([\s\S]*?)\n```/.exec(readme.slice(step))
-  expect(match?.[1]).toContain(`resolve: "${PACKAGE}/providers/card-service"`)
-  return `${match![1]}\n`
-}
-
-/** Medusa's starter tsconfig, as a store created with create-medusa-app has it. */
-const TSCONFIG = {
-  compilerOptions: {
-    target: "ES2021",
-    esModuleInterop: true,
-    module: "Node16",
-    moduleResolution: "Node16",
-    emitDecoratorMetadata: true,
-    experimentalDecorators: true,
-    skipLibCheck: true,
-    skipDefaultLibCheck: true,
-    declaration: false,
-    sourceMap: false,
-    inlineSourceMap: true,
-    outDir: "./.medusa/server",
-    rootDir: "./",
-    jsx: "react-jsx",
-    baseUrl: ".",
-    resolveJsonModule: true,
-    checkJs: false,
-    strictNullChecks: true,
-  },
-  "ts-node": { swc: true },
-  include: ["**/*", ".medusa/types/*"],
-  exclude: ["node_modules", ".medusa/server", ".medusa/admin", ".cache"],
-}
-
-/** What the app is told by its .env only: nothing of the test's own environment leaks in. */
-const APP_SETTINGS =
-  /^(CARD_SERVICE_|MEDUSA_|DB_|DATABASE_URL$|STOREFRONT_URL$|PORT$|STORE_CORS$|ADMIN_CORS$|AUTH_CORS$|JWT_SECRET$|COOKIE_SECRET$|REDIS_URL$|NODE_ENV$|NODE_OPTIONS$)/
-
-function appEnv(): NodeJS.ProcessEnv {
-  const env = shellEnv()
-  for (const key of Object.keys(env)) {
-    if (APP_SETTINGS.test(key)) delete env[key]
-  }
-  env.MEDUSA_DISABLE_TELEMETRY = "true"
-  // scripts/test.js quiets Medusa to errors; the store's logs should say
-  // what happened when a step fails.
-  env.LOG_LEVEL = "info"
-  return env
-}
 
 describe("the packed package installed into a fresh Medusa 2.21.2 store", () => {
   const timings: Record<string, number> = {}
@@ -115,45 +70,12 @@ describe("the packed package installed into a fresh Medusa 2.21.2 store", () => 
     }
   }
 
-  function tail(name: string, lines = 40): string {
-    try {
-      const text = fs.readFileSync(path.join(logs, name), "utf8")
-      return text.split("\n").slice(-lines).join("\n")
-    } catch {
-      return "(no log)"
-    }
-  }
-
-  /** `medusa <args>` in the app, to completion; its output goes to the log folder. */
-  function medusaCommand(
+  const tail = (name: string) => logTail(path.join(logs, name))
+  const medusaCommand = (
     args: string[],
     name: string,
     extraEnv: NodeJS.ProcessEnv = {}
-  ) {
-    return new Promise<void>((resolve, reject) => {
-      const out = fs.openSync(path.join(logs, name), "a")
-      const child = spawn(
-        process.execPath,
-        [path.join(app, "node_modules", "@medusajs", "cli", "cli.js"), ...args],
-        {
-          cwd: app,
-          env: { ...appEnv(), ...extraEnv },
-          stdio: ["ignore", out, out],
-        }
-      )
-      fs.closeSync(out)
-      child.on("error", reject)
-      child.on("exit", (code, signal) => {
-        if (code === 0) resolve()
-        else
-          reject(
-            new Error(
-              `medusa ${args.join(" ")} failed (${code ?? signal}):\n${tail(name)}`
-            )
-          )
-      })
-    })
-  }
+  ) => runMedusa(app, args, path.join(logs, name), extraEnv)
 
   beforeAll(async () => {
     const started = Date.now()
@@ -215,7 +137,7 @@ describe("the packed package installed into a fresh Medusa 2.21.2 store", () => 
     )
     fs.writeFileSync(
       path.join(app, "tsconfig.json"),
-      JSON.stringify(TSCONFIG, null, 2)
+      JSON.stringify(STARTER_TSCONFIG, null, 2)
     )
     fs.writeFileSync(path.join(app, "medusa-config.ts"), readmeMedusaConfig())
     // The seed goes through Medusa's workflows with the tests' own helper.
@@ -240,7 +162,7 @@ describe("the packed package installed into a fresh Medusa 2.21.2 store", () => 
       [path.join(modules, ".bin", "card-service-sandbox"), "--port", "0"],
       {
         cwd: app,
-        env: appEnv(),
+        env: storeEnv(),
         stdio: ["ignore", "pipe", "pipe"],
       }
     )
@@ -272,29 +194,11 @@ describe("the packed package installed into a fresh Medusa 2.21.2 store", () => 
     backendUrl = `http://localhost:${port}`
     const user = encodeURIComponent(process.env.DB_USERNAME ?? "postgres")
     const password = encodeURIComponent(process.env.DB_PASSWORD ?? "")
-    fs.writeFileSync(
-      path.join(app, ".env"),
-      [
-        `DATABASE_URL=postgres://${user}:${password}@${process.env.DB_HOST}:${process.env.DB_PORT}/${database}`,
-        "STORE_CORS=http://localhost:8000",
-        `ADMIN_CORS=${backendUrl}`,
-        `AUTH_CORS=${backendUrl},http://localhost:8000`,
-        "JWT_SECRET=a-store-jwt-secret",
-        "COOKIE_SECRET=a-store-cookie-secret",
-        `CARD_SERVICE_CLIENT_CODE=${ready.clientCode}`,
-        `CARD_SERVICE_CLIENT_SECRET=${ready.clientSecret}`,
-        `CARD_SERVICE_VERIFY_ID=${ready.verifyId}`,
-        `CARD_SERVICE_MERCHANT_ID=${ready.merchantId}`,
-        // Left empty, as a store in test mode does: each means "not set".
-        "CARD_SERVICE_MODE=",
-        `CARD_SERVICE_TEST_URL=${sandboxUrl}`,
-        "CARD_SERVICE_LIVE_URL=",
-        "CARD_SERVICE_SESSION_SECRET=",
-        `MEDUSA_BACKEND_URL=${backendUrl}`,
-        "STOREFRONT_URL=http://localhost:8000",
-        "",
-      ].join("\n")
-    )
+    writeStoreDotEnv(app, {
+      databaseUrl: `postgres://${user}:${password}@${process.env.DB_HOST}:${process.env.DB_PORT}/${database}`,
+      backendUrl,
+      sandbox: { ...ready, url: sandboxUrl },
+    })
 
     await timed("medusa db:migrate", () =>
       medusaCommand(["db:migrate"], "migrate.log", {
@@ -321,7 +225,7 @@ describe("the packed package installed into a fresh Medusa 2.21.2 store", () => 
         ],
         {
           cwd: app,
-          env: { ...appEnv(), CARD_SERVICE_LIVE_URL: "" },
+          env: { ...storeEnv(), CARD_SERVICE_LIVE_URL: "" },
           detached: true,
           stdio: ["ignore", out, out],
         }
@@ -424,7 +328,7 @@ describe("the packed package installed into a fresh Medusa 2.21.2 store", () => 
       const child = spawn(
         process.execPath,
         ["-p", `require.resolve("${PACKAGE}/providers/card-service")`],
-        { cwd: app, env: appEnv(), stdio: ["ignore", "pipe", "inherit"] }
+        { cwd: app, env: storeEnv(), stdio: ["ignore", "pipe", "inherit"] }
       )
       let out = ""
       child.stdout!.on("data", (chunk) => (out += chunk))

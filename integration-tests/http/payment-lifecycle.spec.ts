@@ -12,6 +12,8 @@ import {
   paymentOfOrder,
 } from "../helpers/checkout-flow"
 import { CARD_SERVICE_PROVIDER_ID } from "../helpers/seed-store"
+import { Modules } from "@medusajs/framework/utils"
+import { recordCanceledPayments } from "../../src/reconciliation/canceled-payments"
 
 jest.setTimeout(120_000)
 
@@ -102,6 +104,44 @@ medusaIntegrationTestRunner({
         const canceled = await paymentOfOrder(getContainer(), orderId)
         expect(canceled.canceled_at).toBeTruthy()
         expect(canceled.data.state).toBe("canceled")
+        // This Medusa keeps cancelPayment's answer: the plugin writes nothing over it.
+        expect(await recordCanceledPayments(getContainer(), orderId)).toEqual([])
+        const reversal = (await paymentOfOrder(getContainer(), orderId)).data.transactions.at(-1)
+        expect(reversal).toMatchObject({ operation: "reversal", transaction_id: reversals[0].transactionId })
+      })
+
+      it("records the reversal of a canceled order's payment when Medusa drops cancelPayment's answer (Medusa 2.12 to 2.14)", async () => {
+        const { orderId, payment } = await checkoutToOrder(api, getContainer())
+        // What the payment module of Medusa 2.12 to 2.14 does on an order's
+        // cancel: the provider's cancelPayment is called (the approval is
+        // reversed at the service), its answer is dropped, canceled_at is set.
+        const provider = cardServiceProvider(getContainer(), CARD_SERVICE_PROVIDER_ID)
+        await provider.cancelPayment({ data: payment.data, context: { idempotency_key: payment.id } })
+        await getContainer()
+          .resolve(Modules.PAYMENT)
+          .updatePayment({ id: payment.id, canceled_at: new Date() } as { id: string })
+        expect((await paymentOfOrder(getContainer(), orderId)).data.state).toBe("authorized")
+
+        await getContainer().resolve(Modules.EVENT_BUS).emit({ name: "order.canceled", data: { id: orderId } })
+        // The subscriber runs after emit returns: wait for what it does.
+        const deadline = Date.now() + 10_000
+        let recorded = await paymentOfOrder(getContainer(), orderId)
+        while (recorded.data.state !== "canceled" && Date.now() < deadline) {
+          await new Promise((resolve) => setTimeout(resolve, 100))
+          recorded = await paymentOfOrder(getContainer(), orderId)
+        }
+
+        expect(recorded.data.state).toBe("canceled")
+        expect(recorded.data.transactions.map((t: any) => [t.operation, t.reason_code])).toEqual([
+          ["authorization", "100"],
+          // The service's answer to the cancel asked again: already reversed.
+          ["reversal", "237"],
+        ])
+        // One reversal at the service: asking again reversed nothing twice.
+        const reversals = sandboxRecords(
+          (r) => r.step === "REVERSAL" && r.originalTransactionId === payment.data.transaction_id && r.status === "successful"
+        )
+        expect(reversals).toHaveLength(1)
       })
     })
 

@@ -85,7 +85,14 @@ class HttpError extends Error {
   }
 }
 
-export function storeClient(cluster: Cluster) {
+/**
+ * What a shopper's calls need of a store: its URL (the cluster's proxy, or
+ * one store of `npm run test:compat`), the demo seed's key, region and
+ * channel, and its database, where a checkout waits for its order.
+ */
+export type StoreAccess = Pick<Cluster, "proxyUrl" | "seed" | "query">
+
+export function storeClient(cluster: StoreAccess) {
   const headers = {
     "x-publishable-api-key": cluster.seed.publishableKey,
     "content-type": "application/json",
@@ -374,7 +381,7 @@ export function storeClient(cluster: Cluster) {
 }
 
 async function waitForOrder(
-  cluster: Cluster,
+  cluster: StoreAccess,
   cartId: string,
   timeoutMs: number
 ) {

@@ -4,6 +4,12 @@ import http from "node:http"
 import os from "node:os"
 import path from "node:path"
 import { Browser, Page } from "playwright-core"
+import {
+  adminPost,
+  adminToken,
+  cardServicePayment,
+  logIn,
+} from "../helpers/admin-http"
 import { launchChromium } from "../helpers/chromium"
 import { wcagCheck } from "../helpers/axe"
 import { exited, freePorts, readyLine, Ready, signalGroup } from "../helpers/demo-process"
@@ -389,65 +395,4 @@ async function buyWithChallengeCard(page: Page, ready: Ready): Promise<string> {
     })
   await page.locator("#paid").waitFor({ timeout: 60_000 })
   return (await page.locator("#order-id").textContent())!.trim()
-}
-
-async function logIn(page: Page, ready: Ready) {
-  // The demo serves the dashboard through Vite in development mode: the first
-  // page compiles it, which took over 30 s on a busy two-core machine.
-  await page.goto(`${ready.admin}/login`, { timeout: 120_000 })
-  await page.locator("input[name=email]").fill(ready.adminEmail)
-  await page.locator("input[name=password]").fill(ready.adminPassword)
-  await page.getByRole("button", { name: "Continue with Email" }).click()
-  await page.waitForURL((url) => !url.pathname.endsWith("/login"), {
-    timeout: 60_000,
-  })
-}
-
-async function adminToken(ready: Ready): Promise<string> {
-  const login = await fetch(`${ready.backend}/auth/user/emailpass`, {
-    method: "POST",
-    headers: { "Content-Type": "application/json" },
-    body: JSON.stringify({
-      email: ready.adminEmail,
-      password: ready.adminPassword,
-    }),
-  })
-  expect(login.status).toBe(200)
-  return (await login.json()).token
-}
-
-async function adminPost(
-  ready: Ready,
-  token: string,
-  route: string,
-  body: unknown
-) {
-  const response = await fetch(`${ready.backend}${route}`, {
-    method: "POST",
-    headers: {
-      "Content-Type": "application/json",
-      Authorization: `Bearer ${token}`,
-    },
-    body: JSON.stringify(body),
-  })
-  if (response.status !== 200) {
-    throw new Error(`${route}: ${response.status} ${await response.text()}`)
-  }
-}
-
-async function cardServicePayment(
-  ready: Ready,
-  token: string,
-  orderId: string
-) {
-  const fields = "id,*payment_collections.payments"
-  const response = await fetch(
-    `${ready.backend}/admin/orders/${orderId}?fields=${encodeURIComponent(fields)}`,
-    { headers: { Authorization: `Bearer ${token}` } }
-  )
-  expect(response.status).toBe(200)
-  const { order } = await response.json()
-  const payment = order.payment_collections[0].payments[0]
-  expect(payment.provider_id).toBe("pp_card-service_card-service")
-  return payment
 }

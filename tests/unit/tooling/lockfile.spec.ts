@@ -1,5 +1,6 @@
 import fs from "node:fs"
 import path from "node:path"
+import semver from "semver"
 
 // `npm ci` refuses a lockfile in which a package names an optional
 // dependency (another platform's prebuilt binary: @swc/core-darwin-arm64,
@@ -95,5 +96,20 @@ describe("lockfiles that npm ci takes as they are", () => {
       },
     }
     expect(missingFromLockfile(lock)).toEqual([])
+  })
+})
+
+describe("the package's own runtime dependencies", () => {
+  const pkg = JSON.parse(fs.readFileSync(path.join(ROOT, "package.json"), "utf8"))
+  const lock = JSON.parse(fs.readFileSync(path.join(ROOT, "package-lock.json"), "utf8"))
+
+  // A store gets the plugin's dependencies resolved against its own tree: an
+  // exact pin keeps every patch release from it and a second copy beside
+  // the store's (Medusa's own zod, an undici a store already has).
+  it.each(Object.keys(pkg.dependencies))("%s is a range a library gives, and the lockfile's copy is in it", (name) => {
+    const range: string = pkg.dependencies[name]
+    expect(semver.valid(range)).toBeNull()
+    expect(range).toMatch(/^\^/)
+    expect(semver.satisfies(lock.packages[`node_modules/${name}`].version, range)).toBe(true)
   })
 })
