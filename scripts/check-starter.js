@@ -90,6 +90,7 @@ function parseArgs(args) {
 
 /** Times a step, prints its outcome; a failure is rethrown for the caller to weigh. */
 async function step(label, work) {
+  if (stopping) throw new Error("stopped")
   const started = Date.now()
   console.log(`... ${label}`)
   try {
@@ -99,7 +100,9 @@ async function step(label, work) {
     return result
   } catch (error) {
     timings.push([label, (Date.now() - started) / 1000, "FAILED"])
-    console.log(`FAILED ${label} (${seconds(started)}): ${error.message}`)
+    // After Ctrl-C, steps fail because their processes were stopped: not news.
+    if (!stopping)
+      console.log(`FAILED ${label} (${seconds(started)}): ${error.message}`)
     throw error
   }
 }
@@ -114,6 +117,8 @@ function seconds(since) {
  * the exit code and the output.
  */
 async function run(command, args, { cwd, env, log, timeoutMs }) {
+  // Nothing new once Ctrl-C's cleanup has begun: it would outlive it.
+  if (stopping) throw new Error("stopped")
   const fd = fs.openSync(log, "a")
   const child = spawn(command, args, {
     cwd,
@@ -521,6 +526,7 @@ for (const signal of ["SIGINT", "SIGTERM", "SIGHUP"]) {
 
 main()
   .catch((error) => {
+    if (stopping) return 130
     console.error(`\ncheck-starter stopped: ${error.message}`)
     printTimings()
     return 1
