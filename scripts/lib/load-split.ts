@@ -51,7 +51,7 @@ export function measureSplit(cluster: Cluster, results: CheckoutResult[]): Split
   const attemptCounts: number[] = []
   let n = 0
   for (const result of results) {
-    if (result.provider !== "card" || !result.ok || !result.marks || !result.transactionId) continue
+    if (result.provider === "system" || !result.ok || !result.marks || !result.transactionId) continue
     const tx = result.transactionId
     const mine = callbacks.filter((c) => c.transactionId === tx && !c.dropped).sort((a, b) => a.at - b.at)
     const first = mine[0]
