@@ -1,0 +1,300 @@
+/**
+ * `npm run bench:soak`: a bounded soak (issue 33). Two Medusa instances on
+ * one PostgreSQL and one Redis behind the round-robin proxy, the sandbox,
+ * shoppers arriving at a steady rate with a mix of cards and ways to pay
+ * (soak-shoppers.ts), and faults at random through the run, each logged with
+ * its time (soak-faults.ts, soak-inject.ts). The invariants on money are
+ * checked during the run and after a final sweep against the sandbox's
+ * records and the database (soak-invariants.ts); any breach is printed with
+ * the payment's whole history (soak-facts.ts). A benchmark, not a test.
+ *
+ *   npm run bench:soak -- [--checkouts N] [--rate R] [--max-shoppers M] [--fault-every S] [--kinds k1,k2]
+ *                          [--no-faults] [--seed N] [--time-cap MIN] [--check-every S] [--settle-age S]
+ *
+ * --checkouts: shoppers in all (default 300). --rate: shoppers arriving per
+ * minute (default 120); at most --max-shoppers (default 30) at once, later
+ * arrivals wait. --fault-every: mean seconds between faults (default 60);
+ * --kinds: only these (FAULT_KINDS); --no-faults: none. --seed: the faults'
+ * and the mix's random seed (default from the clock; printed). --time-cap:
+ * minutes after which no shopper starts (default 180). --check-every:
+ * seconds between the checks during the run (default 120), which judge
+ * approvals and carts older than --settle-age seconds (default 600).
+ * docs/benchmarks.md, "The soak", describes the run and its report.
+ */
+import fs from "node:fs"
+import os from "node:os"
+import path from "node:path"
+import { startCluster } from "./lib/load-cluster"
+import { percentile } from "./lib/load-goals"
+import { storeOwner, type AdminAction } from "./lib/soak-admin"
+import { attemptFacts, deliveredTransactions, historyOf, serviceRecords, storeFacts } from "./lib/soak-facts"
+import { FAULT_KINDS, faultCosts, planFaults, seededRandom, type FaultKind } from "./lib/soak-faults"
+import { FaultInjector } from "./lib/soak-inject"
+import { checkInvariants, INVARIANTS, type Breach } from "./lib/soak-invariants"
+import { DEFAULT_MIX, pickScenario, SCENARIOS, soakShopper, type SoakCheckout } from "./lib/soak-shoppers"
+
+type Options = {
+  checkouts: number
+  rate: number
+  maxShoppers: number
+  faultEveryMs: number
+  kinds: FaultKind[]
+  seed: number
+  timeCapMs: number
+  checkEveryMs: number
+  settleAgeMs: number
+}
+
+function parseArgs(argv: string[]): Options {
+  const options: Options = {
+    checkouts: 300,
+    rate: 120,
+    maxShoppers: 30,
+    faultEveryMs: 60_000,
+    kinds: [...FAULT_KINDS],
+    seed: Date.now() % 1_000_000,
+    timeCapMs: 180 * 60_000,
+    checkEveryMs: 120_000,
+    settleAgeMs: 600_000,
+  }
+  for (let i = 0; i < argv.length; i++) {
+    const arg = argv[i]
+    const value = () => {
+      const v = argv[++i]
+      if (v === undefined) throw new Error(`${arg} needs a value`)
+      return v
+    }
+    const positive = (text: string) => {
+      const n = Number(text)
+      if (!Number.isFinite(n) || n <= 0) throw new Error(`${arg}: expected a positive number, got ${text}`)
+      return n
+    }
+    if (arg === "--checkouts") options.checkouts = Math.round(positive(value()))
+    else if (arg === "--rate") options.rate = positive(value())
+    else if (arg === "--max-shoppers") options.maxShoppers = Math.round(positive(value()))
+    else if (arg === "--fault-every") options.faultEveryMs = positive(value()) * 1000
+    else if (arg === "--no-faults") options.kinds = []
+    else if (arg === "--kinds") {
+      const kinds = value().split(",")
+      const unknown = kinds.filter((k) => !(FAULT_KINDS as readonly string[]).includes(k))
+      if (unknown.length) throw new Error(`--kinds: unknown ${unknown.join(", ")}; known: ${FAULT_KINDS.join(", ")}`)
+      options.kinds = kinds as FaultKind[]
+    } else if (arg === "--seed") options.seed = Math.round(positive(value()))
+    else if (arg === "--time-cap") options.timeCapMs = positive(value()) * 60_000
+    else if (arg === "--check-every") options.checkEveryMs = positive(value()) * 1000
+    else if (arg === "--settle-age") options.settleAgeMs = positive(value()) * 1000
+    else throw new Error(`unknown argument ${arg}`)
+  }
+  return options
+}
+
+const log = (line: string) => process.stderr.write(`[bench:soak ${new Date().toISOString().slice(11, 19)}] ${line}\n`)
+const sleep = (ms: number) => new Promise((resolve) => setTimeout(resolve, ms))
+
+/**
+ * The sweep flags an attempt nobody reported as "outcome unknown" once this
+ * grace has passed (the option's default is 15 minutes): short, so the final
+ * sweep of a run can show each one.
+ */
+const GRACE_MS = 120_000
+/** Share of the orders the store owner refunds twice at once or cancels while the run goes on. */
+const ADMIN_SHARE = { "refund-twice": 0.03, cancel: 0.02 }
+
+async function main() {
+  const options = parseArgs(process.argv.slice(2))
+  process.env.CARD_SERVICE_RECONCILE_GRACE_MS = String(GRACE_MS)
+  const random = seededRandom(options.seed)
+  const booted = Date.now()
+  const cluster = await startCluster({
+    log,
+    stock: 3 * options.checkouts + 100,
+    variants: options.maxShoppers,
+  })
+  const stop = async () => {
+    log("stopping")
+    await cluster.stop()
+  }
+  process.once("SIGINT", () => stop().then(() => process.exit(130)))
+  const startedAt = Date.now()
+  log(`ready in ${((startedAt - booted) / 1000).toFixed(0)} s; logs in ${cluster.logDir}; seed ${options.seed}`)
+  const faults = new FaultInjector(cluster, log, startedAt)
+  const owner = storeOwner(cluster)
+  const shopOnce = soakShopper(cluster, faults, { random })
+  const checkouts: SoakCheckout[] = []
+  const adminLog: string[] = []
+  const breaches = new Map<string, Breach>()
+  const keyOf = (b: Breach) => `${b.invariant}|${b.transactionId ?? ""}|${b.cartId ?? ""}|${b.orderId ?? ""}`
+  let checks = 0
+
+  const check = async (settledBefore: number) => {
+    checks++
+    const { breaches: found, unreported } = checkInvariants(
+      serviceRecords(cluster),
+      await storeFacts(cluster, settledBefore),
+      attemptFacts(checkouts),
+      deliveredTransactions(cluster),
+      { settledBefore }
+    )
+    for (const breach of found) {
+      if (breaches.has(keyOf(breach))) continue
+      breaches.set(keyOf(breach), breach)
+      process.stdout.write((await historyOf(cluster, breach, checkouts, faults.applied)).join("\n") + "\n")
+    }
+    return unreported
+  }
+
+  try {
+    // Faults, at their planned times, while shoppers arrive.
+    const plan = planFaults({ seed: options.seed, untilMs: options.timeCapMs, meanGapMs: options.faultEveryMs, kinds: options.kinds })
+    let arriving = true
+    const faultLoop = (async () => {
+      for (const planned of plan) {
+        while (arriving && Date.now() < startedAt + planned.atMs) await sleep(250)
+        if (!arriving) return
+        faults.apply(planned)
+      }
+    })()
+    const checkLoop = (async () => {
+      while (arriving) {
+        await sleep(options.checkEveryMs)
+        if (arriving) await check(Date.now() - options.settleAgeMs).catch((e: Error) => log(`check failed: ${e.message}`))
+      }
+    })()
+    const progress = setInterval(() => {
+      const done = checkouts.filter((c) => c.endedAt).length
+      log(
+        `${checkouts.length} started, ${done} done, ${checkouts.filter((c) => c.outcome === "order").length} orders, ` +
+          `${faults.applied.length} faults, ${breaches.size} breaches, load ${os.loadavg()[0].toFixed(1)}`
+      )
+    }, 60_000)
+
+    // Shoppers at a steady rate, at most maxShoppers at once.
+    const inFlight = new Set<Promise<void>>()
+    const gapMs = 60_000 / options.rate
+    for (let n = 0; n < options.checkouts && Date.now() < startedAt + options.timeCapMs; n++) {
+      const due = startedAt + n * gapMs
+      while (Date.now() < due || inFlight.size >= options.maxShoppers) {
+        await Promise.race([sleep(Math.max(10, due - Date.now())), ...inFlight])
+      }
+      const scenario = pickScenario(DEFAULT_MIX, random)
+      const admin: AdminAction | null =
+        random() < ADMIN_SHARE["refund-twice"] ? "refund-twice" : random() < ADMIN_SHARE.cancel ? "cancel" : null
+      const shopper = shopOnce(scenario).then(async (checkout) => {
+        checkouts.push(checkout)
+        if (admin && checkout.outcome === "order" && checkout.cartId) {
+          adminLog.push(`${admin}: ${await owner.act(checkout.cartId, admin).catch((e: Error) => `failed: ${e.message}`)}`)
+        }
+      })
+      inFlight.add(shopper)
+      void shopper.finally(() => inFlight.delete(shopper))
+    }
+    const arrivalsEnded = Date.now()
+    log(`all shoppers started; waiting for ${inFlight.size} in flight`)
+    await Promise.all(inFlight)
+    const shoppersEnded = Date.now()
+    arriving = false
+    await faultLoop
+    await checkLoop
+    clearInterval(progress)
+    await faults.settle()
+    cluster.sandbox.clearFaults()
+    await finalSweep(cluster, owner, faults)
+    const unreported = await check(Infinity)
+    report(options, checkouts, faults, breaches, unreported, checks, adminLog, {
+      startedAt,
+      arrivalsEnded,
+      shoppersEnded,
+    })
+  } finally {
+    await stop()
+  }
+}
+
+/**
+ * After the last shopper: every delayed callback delivered, the grace for
+ * unreported attempts over, then sweeps on both instances until a pass on
+ * each takes no action.
+ */
+async function finalSweep(cluster: Awaited<ReturnType<typeof startCluster>>, owner: ReturnType<typeof storeOwner>, faults: FaultInjector) {
+  const lastCallback = faults.lastDelayedCallbackAt() + 30_000
+  const until = Math.max(lastCallback, Date.now() + GRACE_MS + 5_000)
+  log(`final sweep after ${Math.round((until - Date.now()) / 1000)} s (late callbacks, the grace for unreported attempts)`)
+  let deliveries = -1
+  while (Date.now() < until || cluster.sandbox.callbacks().length !== deliveries) {
+    deliveries = cluster.sandbox.callbacks().length
+    await sleep(5_000)
+  }
+  for (let pass = 1, quiet = 0; pass <= 20 && quiet < 2; pass++) {
+    let actions = 0
+    for (const instance of cluster.instances) {
+      const swept = await owner.sweep(instance.url).catch((e: Error) => ({ ran: false, actions: 0, serviceDown: false, error: e.message }))
+      actions += swept.actions
+      log(`sweep ${pass} on ${instance.name}: ${JSON.stringify(swept)}`)
+      if (!swept.ran) await sleep(2_000)
+    }
+    quiet = actions === 0 ? quiet + 1 : 0
+  }
+}
+
+function report(
+  options: Options,
+  checkouts: SoakCheckout[],
+  faults: FaultInjector,
+  breaches: Map<string, Breach>,
+  unreported: string[],
+  checks: number,
+  adminLog: string[],
+  times: { startedAt: number; arrivalsEnded: number; shoppersEnded: number }
+) {
+  const minutes = (times.shoppersEnded - times.startedAt) / 60_000
+  const orders = checkouts.filter((c) => c.outcome === "order")
+  const timed = orders.filter((c) => c.startedAt && c.endedAt).map((c) => ({ startedAt: c.startedAt!, endedAt: c.endedAt!, ms: c.endedAt! - c.startedAt! }))
+  const ms = timed.map((c) => c.ms)
+  const f = (v: number) => (Number.isFinite(v) ? v.toFixed(0) : "-")
+  const lines = [
+    "",
+    `soak: ${checkouts.length} checkouts in ${minutes.toFixed(1)} min (arrivals over ${((times.arrivalsEnded - times.startedAt) / 60_000).toFixed(1)} min), seed ${options.seed}`,
+    `  checkouts per minute: ${(checkouts.length / minutes).toFixed(1)} (orders ${(orders.length / minutes).toFixed(1)})`,
+    `  checkout time, form post to the order the shopper saw (${ms.length} orders of returning shoppers): p50 ${f(percentile(ms, 0.5))} ms, p95 ${f(percentile(ms, 0.95))} ms, p99 ${f(percentile(ms, 0.99))} ms`,
+    "  by scenario (outcome the shopper saw; expected in brackets):",
+    ...SCENARIOS.map((scenario) => {
+      const mine = checkouts.filter((c) => c.scenario === scenario)
+      const counts = ["order", "failed", "pending", "left", "error"].map((o) => `${o} ${mine.filter((c) => c.outcome === o).length}`)
+      return `    ${scenario.padEnd(15)} ${String(mine.length).padStart(6)}: ${counts.join(", ")} [${mine[0]?.expected ?? "-"}]; form posts the service failed ${mine.reduce((s, c) => s + c.serviceErrors, 0)}`
+    }),
+    ...[...new Set(checkouts.filter((c) => c.error).map((c) => c.error!))].slice(0, 5).map((e) => `    error: ${e}`),
+  ]
+  const costs = faultCosts(timed, faults.applied)
+  lines.push(
+    `  faults (${faults.applied.length}), each kind's cost in latency: checkouts whose time overlapped its faults against the ${costs.baseline.n} no fault touched ` +
+      `(p50 ${f(costs.baseline.p50)} ms, p95 ${f(costs.baseline.p95)} ms):`,
+    ...costs.kinds.map(
+      (k) =>
+        `    ${k.kind.padEnd(21)} ${String(k.faults).padStart(3)} faults, ${String(k.touched).padStart(5)} checkouts touched: ` +
+          `p50 ${f(k.p50)} ms (+${f(k.p50Cost)}), p95 ${f(k.p95)} ms (+${f(k.p95Cost)})`
+    ),
+    `  invariants (${checks - 1} checks during the run, then one after the final sweep):`,
+    ...INVARIANTS.map((name) => `    ${name}: ${[...breaches.values()].filter((b) => b.invariant === name).length}`),
+    `  approvals nobody reported (every callback lost, the shopper never back; the interface has no search by reference), each shown to the store owner as "outcome unknown": ${unreported.length}`,
+    `  store owner during the run: ${summarize(adminLog)}`
+  )
+  process.stdout.write(lines.join("\n") + "\n")
+  const file = path.join(process.cwd(), ".soak-runs", `soak-${new Date(times.startedAt).toISOString().replace(/[:.]/g, "-")}.json`)
+  fs.mkdirSync(path.dirname(file), { recursive: true })
+  fs.writeFileSync(file, JSON.stringify({ options, faults: faults.applied, checkouts, breaches: [...breaches.values()], unreported }, null, 1))
+  log(`faults and checkouts written to ${file}`)
+}
+
+function summarize(entries: string[]): string {
+  const counts = new Map<string, number>()
+  for (const entry of entries) counts.set(entry, (counts.get(entry) ?? 0) + 1)
+  return [...counts].map(([entry, n]) => `${entry} x${n}`).join("; ") || "nothing"
+}
+
+main().then(
+  () => process.exit(0),
+  (error) => {
+    console.error(error)
+    process.exit(1)
+  }
+)
