@@ -17,6 +17,9 @@ const USAGE = `Usage: card-service-sandbox [options]
   --merchant-id <s>      the merchant ID
   --settlement-ms <n>    time from capture/refund to TRANSMITTED (default 300000)
   --verification-ttl-ms <n>  lifetime of a verification code (default 1800000)
+  --review-after-ms <n>  payments marked for review (480) conclude on their own
+                         this long after their result (default: only by
+                         POST /_sandbox/reviews/{transactionId})
   --callback-format <json|form>
   --code-scoping <permissive|scoped>
                          scoped: a code posted in a payment form is refused
@@ -40,6 +43,7 @@ const OPTIONS = [
   "merchant-id",
   "settlement-ms",
   "verification-ttl-ms",
+  "review-after-ms",
   "callback-format",
   "code-scoping",
   "callback-knobs",
@@ -211,6 +215,7 @@ async function main() {
       "verification-ttl-ms",
       values["verification-ttl-ms"]
     ),
+    reviewAfterMs: integer("review-after-ms", values["review-after-ms"]),
     callbackFormat: format,
     codeScoping: scoping,
     ...(knobs ? { callbackKnobs: knobs } : {}),

@@ -2,6 +2,7 @@ import { IncomingMessage, ServerResponse } from "node:http"
 import { CallbackKnobs, DEFAULT_CALLBACK_KNOBS } from "./callback-delivery"
 import { FaultSpec } from "./fault-knobs"
 import { drain, mediaTypeOf, readBody, sendJson } from "./http-io"
+import { ReviewVerdict } from "./review-desk"
 
 /**
  * `POST /_sandbox/callback-knobs`, `/_sandbox/faults` and `/_sandbox/reset`:
@@ -15,6 +16,10 @@ export const CONTROL_PREFIX = "/_sandbox/"
 
 /** What the handler needs from the sandbox: the in-process controls. */
 export type ControlTarget = {
+  concludeReview(
+    transactionId: string,
+    verdict?: ReviewVerdict
+  ): Promise<{ transactionId: string; reasonCode: string } | undefined>
   setCallbackKnobs(knobs: Partial<CallbackKnobs>): void
   injectFault(fault: FaultSpec): void
   resetKnobs(): void
@@ -34,8 +39,11 @@ export async function handleControl(
     await drain(req)
     return sendJson(res, 403, { error: "loopback_only" })
   }
-  const name = pathname.slice(CONTROL_PREFIX.length)
-  if (!["callback-knobs", "faults", "reset"].includes(name)) {
+  const path = pathname.slice(CONTROL_PREFIX.length)
+  // `reviews/{transactionId}`: one review's verdict.
+  const reviewOf = /^reviews\/(\d{1,64})$/.exec(path)?.[1]
+  const name = reviewOf ? "reviews" : path
+  if (!["callback-knobs", "faults", "reset", "reviews"].includes(name)) {
     await drain(req)
     return sendJson(res, 404, { error: "not_found" })
   }
@@ -48,7 +56,7 @@ export async function handleControl(
   // preflight, but never application/json: requiring it keeps a page the
   // tester happens to visit from steering the sandbox. A reset may be bodiless.
   const mediaType = mediaTypeOf(req)
-  const bodiless = name === "reset" && mediaType === ""
+  const bodiless = (name === "reset" || name === "reviews") && mediaType === ""
   if (!bodiless && mediaType !== "application/json") {
     await drain(req)
     return sendJson(res, 415, {
@@ -73,6 +81,19 @@ export async function handleControl(
     target.resetKnobs()
     target.reset()
     return sendJson(res, 200, { reset: true })
+  }
+  if (reviewOf) {
+    const verdict = parseVerdict(body)
+    if (verdict === null) {
+      return sendJson(res, 400, {
+        error: "invalid_body",
+        message: 'the body may hold only "verdict": "approve" or "reject"',
+      })
+    }
+    const concluded = await target.concludeReview(reviewOf, verdict)
+    return concluded
+      ? sendJson(res, 200, { review: concluded })
+      : sendJson(res, 404, { error: "no_open_review" })
   }
   const parsed = name === "callback-knobs" ? parseKnobs(body) : parseFault(body)
   if (typeof parsed === "string") {
@@ -177,6 +198,15 @@ export function parseFault(body: unknown): FaultSpec | string {
     return { type, ms: ms as number, ...common }
   }
   return { type: "destroy", ...common }
+}
+
+/** A review's verdict from the body (optional); null when the body is not one. */
+function parseVerdict(body: unknown): ReviewVerdict | undefined | null {
+  if (!isObject(body)) return null
+  const keys = Object.keys(body)
+  if (keys.length === 0) return undefined
+  if (keys.length > 1 || keys[0] !== "verdict") return null
+  return body.verdict === "approve" || body.verdict === "reject" ? body.verdict : null
 }
 
 function isObject(value: unknown): value is Record<string, unknown> {

@@ -64,6 +64,14 @@ export function finishPayment(
     Object.assign(payload, threeDsFields(order.cardType, authenticated))
   }
   ctx.logger.debug?.(`payment ${tx.transactionId} -> ${reasonCode}`)
+  if (reasonCode === "480") {
+    ctx.reviews.openReview({
+      transactionId: tx.transactionId,
+      merchantReferenceCode: order.merchantReferenceCode,
+      plannedVerdict: card.reviewVerdict ?? "approve",
+      callbackLocation: order.callbackLocation,
+    })
+  }
   const moves = !authenticationFailed || order.isRedirect === "Y"
   const outcome = moves
     ? { location: resultLocation(order.redirectUrl, payload) }

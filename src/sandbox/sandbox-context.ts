@@ -6,6 +6,7 @@ import {
   SandboxLogger,
 } from "./sandbox-options"
 import { ChallengeSessions, VerificationCodes } from "./session-store"
+import type { ReviewDesk } from "./review-desk"
 import { ReferenceWindow, TransactionStore } from "./transaction-store"
 
 /**
@@ -27,6 +28,8 @@ export type SandboxContext = {
   codeScoping(): CodeScoping
   /** JSON requests that carried a code already posted in a form, by path; refused ones too. */
   readonly formCodeUses: { path: string; refused: boolean }[]
+  /** Payments marked for review (480) waiting for their verdict. */
+  readonly reviews: ReviewDesk
   /** The callback knobs in force for one merchantReferenceCode (global ones plus its own). */
   knobsFor(merchantReferenceCode: string): CallbackKnobs
 }

@@ -36,6 +36,13 @@ export type SandboxOptions = {
   codeScoping?: CodeScoping
   /** Time from an accepted capture or refund to TRANSMITTED. Default 5 minutes. */
   settlementMs?: number
+  /**
+   * Payments marked for review (480) conclude on their own this long after
+   * their result, with the card's planned verdict, and the verdict's callback
+   * is sent. Unset (default): a review ends only by the control
+   * (`concludeReview`, `POST /_sandbox/reviews/{transactionId}`).
+   */
+  reviewAfterMs?: number
   /** How long a 3DS challenge waits for the shopper. Default 30 minutes. */
   challengeTtlMs?: number
   /** Callback body encoding; wire-choices makes JSON the default. */

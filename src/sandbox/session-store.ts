@@ -5,6 +5,7 @@ import { OrderSummary } from "./order-validation"
 export type CardBehaviour = {
   threeDs: "frictionless" | "challenge"
   reasonCode: string
+  reviewVerdict?: "approve" | "reject"
 }
 
 /** One 3DS challenge between /order/start and the shopper's Pass or Fail. */

@@ -19,6 +19,8 @@ export type TestCard = {
    * apply whatever isAuthenticate says.
    */
   reasonCode: string
+  /** For a 480 card: how its review ends (review-desk.ts). */
+  reviewVerdict?: "approve" | "reject"
   description: string
 }
 
@@ -205,7 +207,17 @@ export const TEST_CARDS: readonly TestCard[] = [
     cardType: "VISA",
     threeDs: "frictionless",
     reasonCode: "480",
-    description: "Order marked for review",
+    reviewVerdict: "approve",
+    description: "Order marked for review; the review approves it",
+  },
+  {
+    // Outside the pattern (RRR would read 483): the second review card.
+    number: "4000000000004830",
+    cardType: "VISA",
+    threeDs: "frictionless",
+    reasonCode: "480",
+    reviewVerdict: "reject",
+    description: "Order marked for review; the review rejects it (481)",
   },
   {
     number: "4000000000004814",

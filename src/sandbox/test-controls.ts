@@ -10,6 +10,7 @@ import { brandOfNumber } from "./card-rules"
 import { FaultQueue, FaultSpec } from "./fault-knobs"
 import { approvedAmount } from "./payment-result"
 import { RequestLog, SandboxRequest } from "./request-log"
+import { OpenReview, ReviewDesk, ReviewVerdict } from "./review-desk"
 import { SandboxContext } from "./sandbox-context"
 import {
   CodeScoping,
@@ -39,6 +40,12 @@ export class SandboxTestControls {
   settlementMs: number
   verificationTtlMs: number
   challengeTtlMs: number
+  /**
+   * Reviews (480) conclude on their own this long after the result, with the
+   * card's planned verdict; undefined: only by concludeReview. Can be changed
+   * at runtime; a review opened before the change keeps its timer.
+   */
+  reviewAfterMs: number | undefined
   /** What a code posted in a form is good for (CodeScoping); can be changed at runtime. */
   codeScoping: CodeScoping
 
@@ -62,8 +69,9 @@ export class SandboxTestControls {
       ...options.callbackKnobs,
     }
     this.clockBase = options.now ?? Date.now
+    this.reviewAfterMs = options.reviewAfterMs
     const logger = options.logger ?? SILENT_LOGGER
-    this.context = {
+    const context: Omit<SandboxContext, "reviews"> = {
       credentials: this.credentials,
       logger,
       now: this.now,
@@ -82,6 +90,10 @@ export class SandboxTestControls {
         ...this.callbackKnobs,
         ...this.knobsByReference.get(merchantReferenceCode),
       }),
+    }
+    this.context = {
+      ...context,
+      reviews: new ReviewDesk(context, () => this.reviewAfterMs),
     }
   }
 
@@ -263,8 +275,28 @@ export class SandboxTestControls {
     tx.transmissionFailed = true
   }
 
+  /**
+   * Ends a review (a payment marked 480) as the decision manager would: the
+   * record shows 100 (approve) or 481 (reject) and the result is delivered to
+   * the callback location. The card's planned verdict unless one is given.
+   * Resolves once the callback's first attempt is over; undefined when no
+   * review of that transaction is open.
+   */
+  concludeReview(
+    transactionId: string,
+    verdict?: ReviewVerdict
+  ): Promise<{ transactionId: string; reasonCode: string } | undefined> {
+    return this.context.reviews.conclude(transactionId, verdict)
+  }
+
+  /** Reviews waiting for their verdict, oldest first. */
+  openReviews(): OpenReview[] {
+    return this.context.reviews.pending()
+  }
+
   /** Forgets transactions, duplicate-window entries, sessions and callback history. */
   reset(): void {
+    this.context.reviews.clear()
     this.context.store.clear()
     this.context.references.clear()
     this.context.challenges.clear()
