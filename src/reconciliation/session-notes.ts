@@ -29,6 +29,10 @@ export type ReconcileNote = {
     | "released"
     | "failed"
     | "not_released"
+    /** The order on hold for a review was canceled (rejected, or no verdict in time). */
+    | "review_closed"
+    /** The review did not approve, and Medusa would not cancel the order on hold (fulfilled). */
+    | "hold_not_canceled"
   at: string
   /** What the store owner reads: what happened, and what to look up where. */
   message: string
