@@ -92,6 +92,13 @@ medusaIntegrationTestRunner({
     }
 
     const sweep = (now = new Date()) => sweepCardServicePayments(getContainer(), { now })
+    /** The order widget's review panel, as the admin API answers it. */
+    const reviewOf = async (orderId: string) =>
+      (
+        await api.get(`/admin/card-service/orders/${orderId}/review`, {
+          headers: await adminHeaders(getContainer()),
+        })
+      ).data.review
     const successfulReversalsOf = (transactionId: string) =>
       sandbox()
         .transactions()
@@ -105,8 +112,10 @@ medusaIntegrationTestRunner({
       const held = await stateOf(orderId, session.id)
       expect(held).toMatchObject({ status: "pending", paymentStatus: "awaiting", payments: [], reserved: 1 })
       expect(held.session.status).toBe("pending_authorization")
+      expect(await reviewOf(orderId)).toMatchObject({ state: "on_hold", session_id: session.id, needs_action: false })
 
       await sandbox().concludeReview(transactionId, "approve")
+      expect(await reviewOf(orderId)).toMatchObject({ state: "approved" })
 
       const approved = await stateOf(orderId, session.id)
       expect(approved).toMatchObject({ status: "pending", paymentStatus: "authorized", reserved: 1 })
@@ -132,6 +141,7 @@ medusaIntegrationTestRunner({
       expect(rejected.session.data.failure.code).toBe("481")
       expect(rejected.session.metadata.card_service.reconcile.status).toBe("review_closed")
       expect(events.map((e) => e.name)).toEqual([REVIEW_EVENTS.rejected])
+      expect(await reviewOf(orderId)).toMatchObject({ state: "rejected", needs_action: false })
       // Nothing was held, so nothing is reversed.
       expect(successfulReversalsOf(transactionId)).toEqual([])
     })
@@ -187,6 +197,7 @@ medusaIntegrationTestRunner({
       // Still watched: a verdict may come yet.
       expect(canceled.session.status).toBe("pending_authorization")
       expect(events.map((e) => e.name)).toEqual([REVIEW_EVENTS.expired])
+      expect(await reviewOf(orderId)).toMatchObject({ state: "expired" })
 
       await sandbox().concludeReview(transactionId, "approve")
       expect(successfulReversalsOf(transactionId)).toHaveLength(1)
@@ -194,6 +205,7 @@ medusaIntegrationTestRunner({
       expect(closed).toMatchObject({ status: "canceled", payments: [] })
       expect(closed.session.status).toBe("canceled")
       expect(events.map((e) => e.name)).toEqual([REVIEW_EVENTS.expired, REVIEW_EVENTS.approvalReversed])
+      expect(await reviewOf(orderId)).toMatchObject({ state: "reversed" })
       // Nothing more for the sweep to do.
       expect((await sweep(late)).actions.filter((a: any) => a.session_id === session.id)).toEqual([])
     })

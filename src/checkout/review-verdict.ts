@@ -15,7 +15,7 @@ import { checkApproval } from "../providers/card-service/approval-check"
 import type { CardServiceSessionData, FailureReason } from "../providers/card-service/session-data"
 import type CardServiceProviderService from "../providers/card-service/service"
 import { isUnderReview, reasonText } from "../providers/card-service/status-mapping"
-import { sessionRowWriter, updateSessionNotes } from "../reconciliation/session-notes"
+import { notesOf, type ReconcileNote, sessionRowWriter, updateSessionNotes } from "../reconciliation/session-notes"
 import type { SettleOutcome } from "./settle-types"
 
 /**
@@ -80,9 +80,20 @@ export async function settleReview(container: MedusaContainer, review: ReviewCas
   const onHold = { kind: "order", orderId, cartId, onHold: true } as const
 
   if (!verdict || (verdict.outcome === "unapproved" && isUnderReview(verdict.reasonCode))) {
-    if (order.status === "canceled") return { kind: "review_closed", orderId, cartId, verdict: "expired" }
+    // Canceled already, or left to the store owner (it could not be): once.
+    if (order.status === "canceled" || notesOf(session.metadata).reconcile?.review === "not_canceled") {
+      return { kind: "review_closed", orderId, cartId, verdict: "expired" }
+    }
     if (now.getTime() - new Date(order.created_at).getTime() < provider.options.reviewTimeoutMs) return onHold
-    await cancelHeldOrder(container, review, "480", "no verdict on the review within the time allowed")
+    const canceled = await cancelHeldOrder(container, review)
+    await noteReview(
+      container,
+      session.id,
+      canceled === true ? "expired" : "not_canceled",
+      canceled === true
+        ? `no verdict on the review within the time allowed: order ${orderId} was canceled and its stock released; an approval that still comes is reversed`
+        : notCanceledMessage(orderId, "no verdict on the review came in time", canceled)
+    )
     await emit(container, REVIEW_EVENTS.expired, { order_id: orderId, payment_session_id: session.id, reason_code: "480" })
     return { kind: "review_closed", orderId, cartId, verdict: "expired" }
   }
@@ -91,6 +102,12 @@ export async function settleReview(container: MedusaContainer, review: ReviewCas
     if (order.status === "canceled") {
       await provider.releaseApproval(data, record as TransactionRecord)
       await closeSession(container, session, data, { code: "review_expired", message: "approved after the order was canceled; the approval was reversed" })
+      await noteReview(
+        container,
+        session.id,
+        "reversed",
+        `the review approved the payment after order ${orderId} was canceled for want of a verdict; the approval was reversed`
+      )
       await emit(container, REVIEW_EVENTS.approvalReversed, {
         order_id: orderId,
         payment_session_id: session.id,
@@ -99,6 +116,7 @@ export async function settleReview(container: MedusaContainer, review: ReviewCas
       return { kind: "review_closed", orderId, cartId, verdict: "reversed" }
     }
     await authorizePaymentSessionForOrderWorkflow(container).run({ input: { payment_session_id: session.id } })
+    await noteReview(container, session.id, "approved", `the review approved the payment of order ${orderId}; it is authorized`)
     await emit(container, REVIEW_EVENTS.approved, {
       order_id: orderId,
       payment_session_id: session.id,
@@ -114,7 +132,17 @@ export async function settleReview(container: MedusaContainer, review: ReviewCas
       ? { code: verdict.reasonCode, message: `${verdict.reason}: ${reasonText(verdict.reasonCode)}` }
       : { code: verdict.outcome === "mismatch" ? "mismatch" : "foreign_transaction", message: verdict.reason }
   const wasOpen = order.status !== "canceled"
-  if (wasOpen) await cancelHeldOrder(container, review, failure.code, failure.message)
+  if (wasOpen) {
+    const canceled = await cancelHeldOrder(container, review)
+    await noteReview(
+      container,
+      session.id,
+      canceled === true ? "rejected" : "not_canceled",
+      canceled === true
+        ? `the review did not approve the payment (${failure.code}): order ${orderId} was canceled and its stock released`
+        : notCanceledMessage(orderId, `the review did not approve the payment (${failure.code})`, canceled)
+    )
+  }
   await closeSession(container, session, data, failure)
   if (wasOpen) {
     await emit(container, REVIEW_EVENTS.rejected, {
@@ -152,35 +180,38 @@ async function retrieveRecord(
 
 /**
  * Cancels the order on hold through Medusa's own workflow: its reservations
- * are released and its payment collection canceled (it has no payment). An
- * order Medusa will not cancel (fulfilled while on hold) is left for the
- * store owner, in Needs attention: the goods are out and no money is held.
+ * are released and its payment collection canceled (it has no payment).
+ * Returns the reason Medusa would not (an order fulfilled while on hold),
+ * or true: such an order is left for the store owner, in Needs attention;
+ * the goods are out and no money is held.
  */
-async function cancelHeldOrder(
-  container: MedusaContainer,
-  { session, orderId }: ReviewCase,
-  reasonCode: string,
-  why: string
-): Promise<void> {
+async function cancelHeldOrder(container: MedusaContainer, { orderId }: ReviewCase): Promise<true | string> {
   try {
     await cancelOrderWorkflow(container).run({ input: { order_id: orderId } })
+    return true
   } catch (error) {
-    await updateSessionNotes(container, session.id, (current) => ({
-      ...current,
-      reconcile: {
-        status: "hold_not_canceled",
-        at: new Date().toISOString(),
-        message: `the payment under review did not go through (${reasonCode}: ${why}), but order ${orderId} could not be canceled (${(error as Error).message}). No money is held for it: recover the goods or collect the payment another way, then cancel or archive the order.`,
-      },
-    }))
-    return
+    return (error as Error).message
   }
-  await updateSessionNotes(container, session.id, (current) => ({
+}
+
+function notCanceledMessage(orderId: string, what: string, why: true | string): string {
+  return `${what}, but order ${orderId} could not be canceled (${why}). No money is held for it: recover the goods or collect the payment another way, then cancel or archive the order.`
+}
+
+/** What the verdict did, on the session: the order widget and Needs attention read it. */
+async function noteReview(
+  container: MedusaContainer,
+  sessionId: string,
+  review: NonNullable<ReconcileNote["review"]>,
+  message: string
+): Promise<void> {
+  await updateSessionNotes(container, sessionId, (current) => ({
     ...current,
     reconcile: {
-      status: "review_closed",
+      status: review === "not_canceled" ? "hold_not_canceled" : "review_closed",
+      review,
       at: new Date().toISOString(),
-      message: `order ${orderId} was on hold for a payment under review and was canceled (${reasonCode}: ${why}); its stock was released`,
+      message,
     },
   }))
 }

@@ -38,6 +38,8 @@ export type ReconcileNote = {
   message: string
   /** References to look up at the service (outcome unknown). */
   references?: string[]
+  /** For a payment marked for review (480): what its verdict did (review-verdict.ts). */
+  review?: "approved" | "rejected" | "expired" | "reversed" | "not_canceled"
 }
 
 /** What 238 and 243 tell the store owner about the approval's money. */
