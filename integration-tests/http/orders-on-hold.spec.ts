@@ -1,3 +1,4 @@
+import { createOrderFulfillmentWorkflow } from "@medusajs/core-flows"
 import { medusaIntegrationTestRunner } from "@medusajs/test-utils"
 import { Modules } from "@medusajs/framework/utils"
 import { useCardServiceSandbox } from "../helpers/card-service-env"
@@ -179,6 +180,36 @@ medusaIntegrationTestRunner({
       expect(after.payments).toHaveLength(1)
       expect(after.paymentStatus).toBe("authorized")
       expect(events.map((e) => e.name)).toEqual([REVIEW_EVENTS.approved])
+    })
+
+    it("leaves an order fulfilled while on hold to the store owner when the review rejects it, in Needs attention", async () => {
+      const { session, orderId, transactionId } = await orderOnHold("reject")
+      const query = getContainer().resolve("query")
+      const {
+        data: [order],
+      } = await query.graph({ entity: "order", fields: ["items.id"], filters: { id: orderId } })
+      await createOrderFulfillmentWorkflow(getContainer()).run({
+        input: {
+          order_id: orderId,
+          // The cart holds one of one item (cartWithSession).
+          items: order.items.map((item: any) => ({ id: item.id, quantity: 1 })),
+        },
+      })
+      await sandbox().concludeReview(transactionId)
+
+      const after = await stateOf(orderId, session.id)
+      expect(after.status).not.toBe("canceled")
+      expect(after.session.status).toBe("canceled")
+      expect(await reviewOf(orderId)).toMatchObject({ state: "not_canceled", needs_action: true })
+      const { data } = await api.get("/admin/card-service/reconciliation", {
+        headers: await adminHeaders(getContainer()),
+      })
+      expect(data.entries.find((e: any) => e.id === session.id)).toMatchObject({
+        status: "hold_not_canceled",
+        needs_action: true,
+      })
+      // Once: a sweep does not try again.
+      expect((await sweep()).actions.filter((a: any) => a.session_id === session.id)).toEqual([])
     })
 
     it("cancels the order when no verdict comes in time, and reverses an approval that comes after", async () => {
