@@ -429,7 +429,7 @@ describe("storefront-example: the starter's checkout with the card service", () 
     expect((await adminOrder(orderId)).payment_status).toBe("authorized")
 
     await admin.reload()
-    await review.getByText("Review approved").waitFor({ timeout: 60_000 })
+    await review.getByText("Review approved", { exact: true }).waitFor({ timeout: 60_000 })
     const widget = admin.getByTestId("card-service-order-widget")
     await widget.getByText(/authorized/i).first().waitFor({ timeout: 60_000 })
     await admin.close()
