@@ -65,6 +65,7 @@ const cardServiceOptions = {
   // schedule is read by the job itself (src/jobs).
   reconcile: env("CARD_SERVICE_RECONCILE"),
   reconcileGraceMs: env("CARD_SERVICE_RECONCILE_GRACE_MS"),
+  reviewTimeoutMs: env("CARD_SERVICE_REVIEW_TIMEOUT_MS"),
   storeName: env("CARD_SERVICE_STORE_NAME") || undefined,
   // JSON, for example {"de":{"pay.back":"Zurück zum Laden"}} (README, "Options").
   messages: env("CARD_SERVICE_MESSAGES") ? JSON.parse(env("CARD_SERVICE_MESSAGES")) : undefined,

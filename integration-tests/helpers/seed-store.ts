@@ -1,5 +1,6 @@
 import {
   createApiKeysWorkflow,
+  createInventoryLevelsWorkflow,
   createProductsWorkflow,
   createRegionsWorkflow,
   createSalesChannelsWorkflow,
@@ -34,12 +35,15 @@ export async function seedStore(
     price = 25,
     shippingPrice = 5,
     providers = [CARD_SERVICE_PROVIDER_ID],
+    stocked,
   }: {
     currencyCode?: string
     countryCode?: string
     price?: number
     shippingPrice?: number
     providers?: string[]
+    /** Manage the product's inventory with this many in stock (an order reserves them). */
+    stocked?: number
   } = {}
 ): Promise<SeededStore> {
   const {
@@ -104,7 +108,7 @@ export async function seedStore(
               title: "M",
               sku: `TSHIRT-M-${currencyCode.toUpperCase()}`,
               options: { Size: "M" },
-              manage_inventory: false,
+              manage_inventory: stocked !== undefined,
               prices: [{ currency_code: currencyCode, amount: price }],
             },
           ],
@@ -113,6 +117,26 @@ export async function seedStore(
       ],
     },
   })
+
+  if (stocked !== undefined) {
+    const query = container.resolve("query")
+    const { data: variants } = await query.graph({
+      entity: "product_variant",
+      fields: ["inventory_items.inventory_item_id"],
+      filters: { id: product.variants[0].id },
+    })
+    await createInventoryLevelsWorkflow(container).run({
+      input: {
+        inventory_levels: [
+          {
+            inventory_item_id: variants[0].inventory_items[0].inventory_item_id,
+            location_id: shipping.locationId,
+            stocked_quantity: stocked,
+          },
+        ],
+      },
+    })
+  }
 
   return {
     regionId: region.id,

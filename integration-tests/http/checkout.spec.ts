@@ -116,10 +116,10 @@ medusaIntegrationTestRunner({
         expect(collection.metadata?.card_service_hints?.[session.id]).toBeUndefined()
       })
 
-      it("notes the hint of a callback whose payment stays pending (under review), for the sweep", async () => {
-        const { transactionId, session } = await approveSilently(UNDER_REVIEW)
+      it("notes the hint of a callback whose payment made no order (declined), for the sweep", async () => {
+        const { transactionId, session } = await approveSilently(CARDS.declined)
 
-        const answer = await postCallback(session.id, resultBody(transactionId, "480"))
+        const answer = await postCallback(session.id, resultBody(transactionId, "203"))
 
         expect(answer.status).toBe(200)
         const payment = getContainer().resolve("payment") as any
@@ -184,18 +184,19 @@ medusaIntegrationTestRunner({
         expect(await orderOfCart(getContainer(), cart.id)).toMatch(/^order_/)
       })
 
-      it("keeps a payment the service has under review (480) pending, without an order", async () => {
+      it("places the order on hold for a payment the service has under review (480)", async () => {
         const { store, cart, session } = await cartWithSession(api, getContainer())
 
         const paid = await payLikeABrowser(api, store.publishableKey, session.id, UNDER_REVIEW)
 
-        expect(paid.storefrontLocation?.searchParams.get("status")).toBe("pending")
-        expect(await orderOfCart(getContainer(), cart.id)).toBeNull()
+        expect(paid.storefrontLocation?.searchParams.get("status")).toBe("paid")
+        expect(paid.storefrontLocation?.searchParams.get("payment")).toBe("under_review")
+        const orderId = await orderOfCart(getContainer(), cart.id)
+        expect(orderId).toMatch(/^order_/)
         const { data } = await api.get(`/store/card-service/sessions/${session.id}`, {
           headers: { "x-publishable-api-key": store.publishableKey },
         })
-        expect(data.session).toMatchObject({ outcome: "pending", order_id: null })
-        expect(data.session.failure.code).toBe("480")
+        expect(data.session).toMatchObject({ outcome: "paid", order_id: orderId, status: "pending_authorization" })
         expect(sandbox().callbacks().filter((c) => c.url.includes(session.id)).map((c) => c.status)).toEqual([200])
       })
 

@@ -18,6 +18,8 @@ import { storeClient } from "../../scripts/lib/load-shoppers"
  */
 jest.setTimeout(240_000)
 
+const REVIEW_APPROVED = "4000000000004806"
+
 let cluster: Cluster
 
 beforeAll(async () => {
@@ -148,6 +150,84 @@ it("runs the reconciliation sweep on both instances at once: each order made and
       )
   expect(reversals(changed.transactionId)).toHaveLength(1)
   expect(reversals(unchanged.transactionId)).toHaveLength(0)
+})
+
+it("settles a review's verdict delivered twice, to both instances at once: the order on hold is authorized and captured once", async () => {
+  const { sandbox } = cluster
+  const shop = storeClient(cluster)
+  const cart = await shop.cartReadyToPay(CARD_PROVIDER_ID)
+  const { form } = await shop.call("GET", `/store/card-service/sessions/${cart.sessionId}/form`)
+  const posted = await request(form.action, {
+    method: "POST",
+    headers: {
+      "content-type": "application/x-www-form-urlencoded",
+      "sec-fetch-mode": "navigate",
+      "sec-fetch-dest": "document",
+      "sec-fetch-site": "cross-site",
+    },
+    body: new URLSearchParams({
+      ...form.fields,
+      cardAccountNumber: REVIEW_APPROVED,
+      cardType: "VISA",
+      cardExpirationMonth: "12",
+      cardExpirationYear: String(new Date().getUTCFullYear() + 3),
+    }).toString(),
+  })
+  await posted.body.dump()
+  const transactionId = new URL(String(posted.headers.location)).searchParams.get("transactionId")!
+  const orderOf = async () =>
+    (await cluster.query("SELECT order_id FROM order_cart WHERE cart_id = $1 AND deleted_at IS NULL", [cart.cartId]))[0]
+      ?.order_id
+  const deadline = Date.now() + 30_000
+  while (!(await orderOf()) && Date.now() < deadline) await new Promise((r) => setTimeout(r, 200))
+  const orderId = await orderOf()
+  expect(orderId).toMatch(/^order_/)
+  const sessionRow = async () =>
+    (await cluster.query("SELECT status FROM payment_session WHERE id = $1", [cart.sessionId]))[0]
+  expect((await sessionRow()).status).toBe("pending_authorization")
+
+  // The verdict is given at the service, and its callback delivered twice at
+  // the same moment, once straight to each instance.
+  const first = sandbox.callbacks().find((d) => d.transactionId === transactionId)!
+  sandbox.setCallbackKnobs({ drop: true }, first.merchantReferenceCode)
+  await sandbox.concludeReview(transactionId, "approve")
+  sandbox.resetKnobs()
+  const path = new URL(first.url).pathname
+  const verdict = JSON.stringify({
+    decision: "ACCEPT",
+    reasonCode: "100",
+    transactionId,
+    originalTransactionId: "",
+    merchantReferenceCode: first.merchantReferenceCode,
+  })
+  const answers = await Promise.all(
+    cluster.instances.map(async (instance) => {
+      const answer = await request(`${instance.url}${path}`, {
+        method: "POST",
+        headers: { "content-type": "application/json" },
+        body: verdict,
+      })
+      await answer.body.dump()
+      return answer.statusCode
+    })
+  )
+  expect(answers).toEqual([200, 200])
+
+  expect((await sessionRow()).status).toBe("authorized")
+  const payments = await cluster.query(
+    "SELECT p.id FROM payment p JOIN payment_collection pc ON pc.id = p.payment_collection_id JOIN payment_session ps ON ps.payment_collection_id = pc.id WHERE ps.id = $1 AND p.deleted_at IS NULL",
+    [cart.sessionId]
+  )
+  expect(payments).toHaveLength(1)
+  const captures = sandbox
+    .transactions()
+    .filter((r) => r.step === "CAPTURE" && r.status === "successful" && r.originalTransactionId === transactionId)
+  expect(captures).toHaveLength(cluster.autoCapture ? 1 : 0)
+  const recorded = await cluster.query(
+    "SELECT count(*)::int AS n FROM order_transaction WHERE order_id = $1 AND reference = 'capture' AND deleted_at IS NULL",
+    [orderId]
+  )
+  expect(recorded[0].n).toBe(cluster.autoCapture ? 1 : 0)
 })
 
 async function adminToken(url: string): Promise<string> {

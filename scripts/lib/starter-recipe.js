@@ -21,6 +21,7 @@ const CONSTANTS = "src/lib/constants.tsx"
 const PAYMENT = "src/modules/checkout/components/payment/index.tsx"
 const PAYMENT_BUTTON =
   "src/modules/checkout/components/payment-button/index.tsx"
+const ORDER_TEMPLATE = "src/modules/order/templates/order-completed-template.tsx"
 const RETURN_ROUTE =
   "src/app/[countryCode]/(checkout)/checkout/card-service/route.ts"
 
@@ -52,6 +53,20 @@ const COMMON = [
     where: "above the `payment-method-error-message` ErrorMessage",
     before: "          <ErrorMessage\n            error={error}\n",
     text: "          <ErrorMessage error={cardServicePaymentError(searchParams)} />\n",
+  },
+  {
+    id: "order-notice-import",
+    file: ORDER_TEMPLATE,
+    where: "below the `PaymentDetails` import",
+    after: 'import PaymentDetails from "@modules/order/components/payment-details"\n',
+    text: 'import { CardServiceOrderNotice } from "medusa-payment-card-service/storefront/react"\n',
+  },
+  {
+    id: "order-notice",
+    file: ORDER_TEMPLATE,
+    where: "above `<OrderDetails order={order} />`: an order on hold says its payment is under review",
+    before: "          <OrderDetails order={order} />\n",
+    text: "          <CardServiceOrderNotice order={order} />\n",
   },
 ]
 

@@ -5,7 +5,8 @@ import { reconcileSchedule } from "../jobs/card-service-reconcile"
 import type CardServiceProviderService from "../providers/card-service/service"
 import { recordResultHint } from "../reconciliation/session-notes"
 import { loadCardServiceSession } from "./provider-lookup"
-import { settleUnderLock, type SettleHint, type SettleOutcome } from "./settle-payment"
+import { settleUnderLock } from "./settle-payment"
+import type { SettleHint, SettleOutcome } from "./settle-types"
 import { lookBeforeLock } from "./settled-check"
 
 export type CallbackOutcome =
@@ -95,7 +96,12 @@ export async function settleCallback(
  * has (nothing to note it on; the approval was released or unknown).
  */
 export function needsNote(outcome: SettleOutcome): boolean {
-  return outcome.kind !== "order" && outcome.kind !== "released" && outcome.kind !== "unknown_session"
+  return (
+    outcome.kind !== "order" &&
+    outcome.kind !== "released" &&
+    outcome.kind !== "unknown_session" &&
+    outcome.kind !== "review_closed"
+  )
 }
 
 /** recordResultHint notes no longer id (an unsigned body may carry anything). */

@@ -1,6 +1,6 @@
 import type CardServiceProviderService from "../providers/card-service/service"
 import { callBudgetOf, spendAnonymousCall } from "./call-budget"
-import type { SettleHint } from "./settle-payment"
+import type { SettleHint } from "./settle-types"
 
 /**
  * Whether a result hint may cost a call to the service. Hints from the

@@ -7,7 +7,7 @@ import { recordAttempt } from "../reconciliation/session-notes"
 import { CallBudgetExceeded } from "./call-budget"
 import { formCodeFor } from "./form-codes"
 import { loadCardServiceSession } from "./provider-lookup"
-import { cartOfSession } from "./settle-payment"
+import { cartOfSession } from "./cart-of-session"
 
 export type PaymentAttempt =
   | {

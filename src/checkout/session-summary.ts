@@ -4,7 +4,7 @@ import { ContainerRegistrationKeys } from "@medusajs/framework/utils"
 import type { CardServiceSessionState } from "../api/store/card-service/response-types"
 import { failureMessageKey } from "../lib/i18n"
 import { loadCardServiceSession } from "./provider-lookup"
-import { cartOfSession } from "./settle-payment"
+import { cartOfSession } from "./cart-of-session"
 import { shopperText } from "./shopper-text"
 
 /** What a polling storefront needs to know about a session; null if it is not ours. */

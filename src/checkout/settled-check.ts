@@ -1,7 +1,8 @@
 import type { MedusaContainer } from "@medusajs/framework/types"
 import type { CardServiceSessionData } from "../providers/card-service/session-data"
 import { loadCardServiceSession } from "./provider-lookup"
-import { cartOfSession, type SettleHint, type SettleOutcome } from "./settle-payment"
+import { cartOfSession } from "./cart-of-session"
+import type { SettleHint, SettleOutcome } from "./settle-types"
 import { readSettledMark, writeSettledMark } from "./settled-marks"
 
 type OrderOutcome = Extract<SettleOutcome, { kind: "order" }>

@@ -13,7 +13,7 @@ import {
 import { collectionHintsOf, notesOf } from "./session-notes"
 
 /** Session statuses the store owner must act on (a payment's note says it itself). */
-const NEEDS_ACTION = new Set(["outcome_unknown", "not_released"])
+const NEEDS_ACTION = new Set(["outcome_unknown", "not_released", "hold_not_canceled"])
 const MAX_ROWS = 200
 
 /**

@@ -29,11 +29,17 @@ export type ReconcileNote = {
     | "released"
     | "failed"
     | "not_released"
+    /** The order on hold for a review was canceled (rejected, or no verdict in time). */
+    | "review_closed"
+    /** The review did not approve, and Medusa would not cancel the order on hold (fulfilled). */
+    | "hold_not_canceled"
   at: string
   /** What the store owner reads: what happened, and what to look up where. */
   message: string
   /** References to look up at the service (outcome unknown). */
   references?: string[]
+  /** For a payment marked for review (480): what its verdict did (review-verdict.ts). */
+  review?: "approved" | "rejected" | "expired" | "reversed" | "not_canceled"
 }
 
 /** What 238 and 243 tell the store owner about the approval's money. */

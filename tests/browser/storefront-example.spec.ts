@@ -3,6 +3,7 @@ import fs from "node:fs"
 import os from "node:os"
 import path from "node:path"
 import { Browser, BrowserContext, Page } from "playwright-core"
+import { adminCall, adminToken, logIn } from "../helpers/admin-http"
 import { launchChromium } from "../helpers/chromium"
 import {
   exited,
@@ -384,23 +385,55 @@ describe("storefront-example: the starter's checkout with the card service", () 
     await context.close()
   })
 
-  it("under review (480): the waiting page asks again, then settles on the review message; no order, the cart kept", async () => {
+  it("under review (480): the order page says so; the admin shows the order on hold, then authorized once the sandbox approves", async () => {
     const { context, page } = await shopper()
     await checkoutToReview(page)
     await placeOrder(page, CARDS.review)
-    await page.waitForURL("**/de/checkout/card-service?session_id=*")
-    await page
-      .getByText("Your payment is being reviewed by the card service.", {
-        exact: false,
-      })
-      .waitFor({ timeout: 30_000 })
-    // It stays there: no order comes, so the page does not move on.
-    await page.waitForTimeout(4000)
-    expect(page.url()).toContain("/de/checkout/card-service?")
-    expect(await cartCookie(context)).toBeDefined()
-    const cart = await storeCart(context)
-    expect(cart.completed_at).toBeNull()
-    lap("review 480")
+    const orderId = await expectOrderPage(page, context)
+    await expect(
+      page.getByTestId("card-service-order-notice").textContent()
+    ).resolves.toContain("Your payment is being reviewed by the card service.")
+    const held = await adminOrder(orderId)
+    expect(held.payment_status).toBe("awaiting")
+    expect(held.payment_collections[0].payments).toEqual([])
+
+    // The store owner's view: the order widget says it is on hold.
+    const admin = await browser!.newPage({ viewport: { width: 1440, height: 1000 } })
+    await logIn(admin, ready)
+    await admin.goto(`${ready.admin}/orders/${orderId}`)
+    const review = admin.getByTestId("card-service-review")
+    await review.waitFor({ timeout: 90_000 })
+    await review.getByText("On hold: payment under review").waitFor()
+    await review.getByText(/Hold the order: do not fulfil it until the verdict/).waitFor()
+    await admin.screenshot({ path: path.join(SHOTS, "admin-order-on-hold.png"), fullPage: true })
+
+    // The decision manager approves (the sandbox's control), the callback comes.
+    const token = await adminToken(ready)
+    const { order } = await adminCall(
+      ready,
+      token,
+      "GET",
+      `/admin/orders/${orderId}?fields=${encodeURIComponent("*payment_collections.payment_sessions")}`
+    )
+    const transactionId = order.payment_collections[0].payment_sessions[0].data.transaction_id
+    const approved = await fetch(`${ready.sandbox}/_sandbox/reviews/${transactionId}`, {
+      method: "POST",
+      headers: { "Content-Type": "application/json" },
+      body: JSON.stringify({ verdict: "approve" }),
+    })
+    expect(approved.status).toBe(200)
+    const deadline = Date.now() + 30_000
+    while ((await adminOrder(orderId)).payment_status !== "authorized" && Date.now() < deadline) {
+      await new Promise((resolve) => setTimeout(resolve, 500))
+    }
+    expect((await adminOrder(orderId)).payment_status).toBe("authorized")
+
+    await admin.reload()
+    await review.getByText("Review approved", { exact: true }).waitFor({ timeout: 60_000 })
+    const widget = admin.getByTestId("card-service-order-widget")
+    await widget.getByText(/authorized/i).first().waitFor({ timeout: 60_000 })
+    await admin.close()
+    lap("review 480, approved")
     await context.close()
   })
 

@@ -555,9 +555,9 @@ describe("getPaymentStatus and retrievePayment", () => {
       "pending",
     ],
     [
-      "a session under review",
+      "a session under review (an order on hold)",
       async () => (await paidSession(env, provider, CARDS.review)).session,
-      "pending",
+      "pending_authorization",
     ],
     [
       "a session enrolled in 3DS",

@@ -295,11 +295,11 @@ describe("authorizePayment", () => {
     expect(data.failure?.code).toBe("475")
   })
 
-  it("answers pending for 480 (under review)", async () => {
+  it("answers pending_authorization for 480 (under review): Medusa places the order on hold", async () => {
     const provider = env.provider()
     const { session } = await paidSession(env, provider, CARDS.review)
     const { status, data } = await authorize(provider, session)
-    expect(status).toBe("pending")
+    expect(status).toBe("pending_authorization")
     expect(data.state).toBe("pending")
     expect(data.failure?.code).toBe("480")
   })

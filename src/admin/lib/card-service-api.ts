@@ -6,6 +6,7 @@ import { sdk } from "./sdk"
 // erases, so no server code enters the browser bundle.
 import type {
   AdminSettingName,
+  OrderReviewResponse,
   PaymentTransactionsResponse,
   ReconciliationResponse,
   SettingsChangesResponse,
@@ -31,6 +32,18 @@ const keys = {
   settingsChanges: ["card-service", "settings", "changes"] as const,
   transactions: (paymentId: string) =>
     ["card-service", "transactions", paymentId] as const,
+  review: (orderId: string) => ["card-service", "review", orderId] as const,
+}
+
+/** The order's payment under review (480), or null: the order widget's on-hold panel. */
+export function useOrderReview(orderId: string) {
+  return useQuery({
+    queryKey: keys.review(orderId),
+    queryFn: () =>
+      sdk.client.fetch<OrderReviewResponse>(
+        `/admin/card-service/orders/${orderId}/review`
+      ),
+  })
 }
 
 export function useCardServiceSettings() {

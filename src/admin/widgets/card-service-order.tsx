@@ -18,6 +18,7 @@ import { SectionRow } from "../components/section-row"
 import {
   errorText,
   formatMoney,
+  useOrderReview,
   usePaymentTransactions,
   useVoidTransaction,
   type TransactionRow,
@@ -38,13 +39,53 @@ const CardServiceOrderWidget = ({
   const payments = (order.payment_collections ?? [])
     .flatMap((collection) => collection.payments ?? [])
     .filter((payment) => payment.provider_id?.startsWith(PROVIDER_ID_PREFIX))
-  if (payments.length === 0) return null
   return (
     <>
+      <ReviewPanel orderId={order.id} />
       {payments.map((payment) => (
         <PaymentPanel key={payment.id} paymentId={payment.id} />
       ))}
     </>
+  )
+}
+
+const REVIEW_TITLES: Record<string, { title: string; color: "orange" | "green" | "red" | "grey" }> = {
+  on_hold: { title: "On hold: payment under review", color: "orange" },
+  approved: { title: "Review approved", color: "green" },
+  rejected: { title: "Review rejected: order canceled", color: "red" },
+  expired: { title: "No verdict in time: order canceled", color: "red" },
+  reversed: { title: "Approved too late: reversed", color: "grey" },
+  not_canceled: { title: "Review not approved: act on this order", color: "red" },
+}
+
+/**
+ * An order placed on hold because its payment was marked for review (480):
+ * what the merchant must know before fulfilling it, and what the verdict did.
+ * Renders nothing for other orders.
+ */
+function ReviewPanel({ orderId }: { orderId: string }) {
+  const { data } = useOrderReview(orderId)
+  const review = data?.review
+  if (!review) return null
+  const { title, color } = REVIEW_TITLES[review.state]
+  return (
+    <Container className="divide-y p-0" data-testid="card-service-review">
+      <div className="flex items-center justify-between px-6 py-4">
+        <Heading level="h2">Card service review</Heading>
+        <StatusBadge color={color}>{title}</StatusBadge>
+      </div>
+      <div className="px-6 py-4">
+        {review.needs_action ? (
+          <Alert variant="error">{review.message}</Alert>
+        ) : (
+          <Text size="small">{review.message}</Text>
+        )}
+      </div>
+      <SectionRow title="On hold since" value={new Date(review.since).toLocaleString()} />
+      {review.state === "on_hold" && (
+        <SectionRow title="Canceled without a verdict at" value={new Date(review.deadline).toLocaleString()} />
+      )}
+    </Container>
   )
 }
 

@@ -20,6 +20,7 @@ import {
   statusForUnapproved,
   isUnderReview,
 } from "./status-mapping"
+import { ordersOnHoldSupported } from "./orders-on-hold"
 import type { TransactionLookup } from "./transaction-lookup"
 
 /**
@@ -76,7 +77,7 @@ export class Authorization {
           { code: "foreign_transaction", message: verdict.reason }
         )
       case "unapproved": {
-        const status = statusForUnapproved(verdict.reasonCode)
+        const status = statusForUnapproved(verdict.reasonCode, ordersOnHoldSupported())
         const failure = {
           code: verdict.reasonCode,
           message: `${verdict.reason}: ${reasonText(verdict.reasonCode)}`,
@@ -126,7 +127,10 @@ export class Authorization {
       return { status: PaymentSessionStatus.AUTHORIZED, data: session }
     }
     if (verdict.outcome === "unapproved") {
-      return { status: statusForUnapproved(verdict.reasonCode), data: session }
+      return {
+        status: statusForUnapproved(verdict.reasonCode, ordersOnHoldSupported()),
+        data: session,
+      }
     }
     return { status: PaymentSessionStatus.ERROR, data: session }
   }

@@ -101,6 +101,7 @@ export const OPTION_ENV_NAMES: Readonly<Record<string, string>> = {
   sessionSecret: "CARD_SERVICE_SESSION_SECRET",
   reconcile: "CARD_SERVICE_RECONCILE",
   reconcileGraceMs: "CARD_SERVICE_RECONCILE_GRACE_MS",
+  reviewTimeoutMs: "CARD_SERVICE_REVIEW_TIMEOUT_MS",
   lockedSettings: "CARD_SERVICE_LOCKED_SETTINGS",
 }
 
@@ -224,6 +225,12 @@ export const CardServiceOptionsSchema = z
      * marks the session "outcome unknown" for the store owner. Default 15 minutes.
      */
     reconcileGraceMs: milliseconds(15 * 60 * 1000),
+    /**
+     * How long an order on hold (its payment marked for review, 480) waits
+     * for the review's verdict before it is canceled, its stock released.
+     * An approval that comes later is reversed. Default 72 hours.
+     */
+    reviewTimeoutMs: milliseconds(72 * 60 * 60 * 1000),
     /**
      * Calls to the service per second that requests nobody authenticated (pay
      * page, form route, callback, return) may cause on one Medusa instance,

@@ -3,7 +3,13 @@ import type { FailureReason, PaymentState } from "./session-data"
 
 /** Medusa's PaymentSessionStatus values, as strings so this file stays pure. */
 export type SessionStatus =
-  "authorized" | "captured" | "pending" | "requires_more" | "error" | "canceled"
+  | "authorized"
+  | "captured"
+  | "pending"
+  | "requires_more"
+  | "error"
+  | "canceled"
+  | "pending_authorization"
 
 /**
  * The session status for a payment request the service did not approve, from
@@ -15,9 +21,16 @@ export type SessionStatus =
  * pending); storefronts such as Medusa's starter then still find it as the
  * cart's active session and keep the method chosen.
  */
-export function statusForUnapproved(reasonCode: string): SessionStatus {
+export function statusForUnapproved(
+  reasonCode: string,
+  /** Whether Medusa places orders on hold (orders-on-hold.ts): a 480 is then one. */
+  ordersOnHold = false
+): SessionStatus {
   // Enrolled in payer authentication: the shopper has to authenticate first.
-  return reasonCode === "475" ? "requires_more" : "pending"
+  if (reasonCode === "475") return "requires_more"
+  // Marked for review: the order is placed on hold until the verdict.
+  if (isUnderReview(reasonCode) && ordersOnHold) return "pending_authorization"
+  return "pending"
 }
 
 /** Marked for review by the decision manager (480): not a verdict yet. */

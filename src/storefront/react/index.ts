@@ -14,6 +14,8 @@ export type {
   CardServiceKit,
   CardServicePayButtonProps,
 } from "./card-service-form"
+export { CardServiceOrderNotice, isOrderOnHold } from "./card-service-order-notice"
+export type { CardServiceOrderNoticeProps, OrderLike } from "./card-service-order-notice"
 export { CardServicePayment } from "./card-service-payment"
 // So that a file of the starter needs one import of this package.
 export { cardServicePaymentError, isCardService } from "../payment-step"

@@ -29,6 +29,13 @@ describe("statusForUnapproved: reason code -> session status", () => {
     expect(statusForUnapproved(code)).toBe(status)
   })
 
+  it("480 is an order on hold where Medusa places them (pending_authorization), and only 480", () => {
+    expect(statusForUnapproved("480", true)).toBe("pending_authorization")
+    expect(statusForUnapproved("481", true)).toBe("pending")
+    expect(statusForUnapproved("475", true)).toBe("requires_more")
+    expect(statusForUnapproved("100", true)).toBe("pending")
+  })
+
   // One row per code of the section 7 table, grouped by the category callers branch on.
   const byCategory = Object.keys(REASON_CODES).reduce<Record<string, string[]>>(
     (groups, code) => {

@@ -223,3 +223,27 @@ export type SweepRunResponse =
       }[]
       serviceDown: boolean
     }
+
+/**
+ * GET /admin/card-service/orders/:order_id/review: the order's payment under
+ * review (reason 480), if it had one (docs/reconciliation.md, "Orders on hold").
+ */
+export type OrderReviewResponse = {
+  review: {
+    session_id: string
+    /**
+     * on_hold: waiting for the verdict; approved: the payment is authorized;
+     * rejected / expired: the order was canceled (expired: no verdict in
+     * time; a later approval is reversed); reversed: approved too late and
+     * reversed; not_canceled: did not go through, but the order could not be
+     * canceled (the store owner acts).
+     */
+    state: "on_hold" | "approved" | "rejected" | "expired" | "reversed" | "not_canceled"
+    /** When the order was placed on hold. */
+    since: string
+    /** When an order still on hold is canceled for want of a verdict. */
+    deadline: string
+    message: string
+    needs_action: boolean
+  } | null
+}

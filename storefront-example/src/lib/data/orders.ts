@@ -12,7 +12,7 @@ export async function retrieveOrder(
     .fetch<HttpTypes.StoreOrderResponse>(`/store/orders/${id}`, {
       query: {
         fields:
-          "id,display_id,email,created_at,total,currency_code,payment_status,*items,*shipping_address,*payment_collections.payments",
+          "id,display_id,status,email,created_at,total,currency_code,payment_status,*items,*shipping_address,*payment_collections.payments",
       },
       next: await getCacheOptions("orders"),
       cache: "force-cache",

@@ -2,7 +2,8 @@ import type { MedusaRequest, MedusaResponse } from "@medusajs/framework/http"
 import { CallBudgetExceeded } from "../../../../checkout/call-budget"
 import { sendMessagePage } from "../../../../checkout/html-response"
 import { cardServiceProvider, loadCardServiceSession } from "../../../../checkout/provider-lookup"
-import { cartOfSession, settlePayment, settleUnderLock, SettleOutcome } from "../../../../checkout/settle-payment"
+import { cartOfSession } from "../../../../checkout/cart-of-session"
+import { settlePayment, settleUnderLock, type SettleOutcome } from "../../../../checkout/settle-payment"
 import { settledOrder } from "../../../../checkout/settled-check"
 import { readSettledMark } from "../../../../checkout/settled-marks"
 import { anyProviderMessages, shopperText } from "../../../../checkout/shopper-text"
@@ -120,6 +121,14 @@ function redirectBack(
       // This tab paid a second time for an order another tab had paid: the
       // storefront says so, and that the second payment was released.
       if (outcome.secondPaymentReleased) target.searchParams.set("second_payment", "released")
+      // The order is placed on hold: its payment is under review (480).
+      if (outcome.onHold) target.searchParams.set("payment", "under_review")
+      break
+    case "review_closed":
+      // The order exists and was canceled (the review did not approve): its page says so.
+      target.searchParams.set("status", "paid")
+      target.searchParams.set("order_id", outcome.orderId)
+      target.searchParams.set("payment", "review_closed")
       break
     case "failed":
       target.searchParams.set("status", "failed")

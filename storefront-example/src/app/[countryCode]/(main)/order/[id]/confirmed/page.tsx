@@ -1,6 +1,6 @@
 import { notFound } from "next/navigation"
 import { retrieveOrder } from "@lib/data/orders"
-import { convertToLocale } from "@lib/util/money"
+import OrderCompletedTemplate from "@modules/order/templates/order-completed-template"
 
 export default async function OrderConfirmedPage({
   params,
@@ -10,34 +10,5 @@ export default async function OrderConfirmedPage({
   const { id } = await params
   const order = await retrieveOrder(id)
   if (!order) notFound()
-  return (
-    <div className="flex max-w-xl flex-col gap-6" data-testid="order-complete">
-      <h1 className="text-2xl font-semibold">Thank you!</h1>
-      <p>Your order was placed successfully.</p>
-      <dl className="grid grid-cols-2 gap-2 text-sm">
-        <dt className="text-ui-fg-muted">Order number</dt>
-        <dd data-testid="order-display-id">#{order.display_id}</dd>
-        <dt className="text-ui-fg-muted">Order id</dt>
-        <dd data-testid="order-id">{order.id}</dd>
-        <dt className="text-ui-fg-muted">Confirmation sent to</dt>
-        <dd data-testid="order-email">{order.email}</dd>
-        <dt className="text-ui-fg-muted">Total</dt>
-        <dd data-testid="order-total">
-          {convertToLocale({
-            amount: order.total,
-            currency_code: order.currency_code,
-          })}
-        </dd>
-      </dl>
-      <ul className="divide-y divide-ui-border border-y border-ui-border">
-        {order.items?.map((item) => (
-          <li key={item.id} className="flex justify-between py-3 text-sm">
-            <span>
-              {item.product_title} × {item.quantity}
-            </span>
-          </li>
-        ))}
-      </ul>
-    </div>
-  )
+  return <OrderCompletedTemplate order={order} />
 }

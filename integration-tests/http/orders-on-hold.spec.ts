@@ -1,0 +1,244 @@
+import { createOrderFulfillmentWorkflow } from "@medusajs/core-flows"
+import { medusaIntegrationTestRunner } from "@medusajs/test-utils"
+import { Modules } from "@medusajs/framework/utils"
+import { useCardServiceSandbox } from "../helpers/card-service-env"
+import { payLikeABrowser } from "../helpers/browser-step"
+import { adminHeaders, cartWithSession, orderOfCart } from "../helpers/checkout-flow"
+import { seedStore, type SeededStore } from "../helpers/seed-store"
+import { sweepCardServicePayments } from "../../src/reconciliation/sweep"
+import { REVIEW_EVENTS } from "../../src/checkout/review-verdict"
+import { TEST_CARDS } from "../../src/sandbox"
+
+jest.setTimeout(180_000)
+
+const REVIEW_TIMEOUT_MS = 60 * 60 * 1000
+process.env.CARD_SERVICE_REVIEW_TIMEOUT_MS = String(REVIEW_TIMEOUT_MS)
+
+const env = useCardServiceSandbox()
+
+const reviewCard = (verdict: "approve" | "reject") => {
+  const card = TEST_CARDS.find((c) => c.reviewVerdict === verdict)!
+  return { number: card.number, cardType: card.cardType }
+}
+
+/**
+ * Issue 31: a payment marked for review (480) is an order on hold; the
+ * review's verdict, by callback or by the sweep, moves it on once.
+ */
+medusaIntegrationTestRunner({
+  testSuite: ({ api, getContainer }) => {
+    const sandbox = () => env.sandbox()
+    let store: SeededStore
+    const events: { name: string; data: any }[] = []
+
+    beforeAll(async () => {
+      store = await seedStore(getContainer(), { stocked: 100 })
+      const eventBus = getContainer().resolve(Modules.EVENT_BUS)
+      const emit = eventBus.emit.bind(eventBus)
+      jest.spyOn(eventBus, "emit").mockImplementation(async (message: any, ...rest: any[]) => {
+        for (const one of Array.isArray(message) ? message : [message]) {
+          if (String(one.name).startsWith("card-service.review.")) events.push({ name: one.name, data: one.data })
+        }
+        return emit(message, ...rest)
+      })
+    })
+    beforeEach(() => {
+      sandbox().resetKnobs()
+      events.length = 0
+    })
+
+    /** What a merchant looks at: the order, its payment, its session and the stock it holds. */
+    const stateOf = async (orderId: string, sessionId: string) => {
+      const query = getContainer().resolve("query")
+      const {
+        data: [order],
+      } = await query.graph({
+        entity: "order",
+        fields: [
+          "id",
+          "status",
+          "items.id",
+          "payment_collections.status",
+          "payment_collections.payments.id",
+          "payment_collections.payments.captures.id",
+        ],
+        filters: { id: orderId },
+      })
+      const reservations = await getContainer()
+        .resolve(Modules.INVENTORY)
+        .listReservationItems({ line_item_id: order.items.map((item: any) => item.id) })
+      const [session] = await getContainer()
+        .resolve(Modules.PAYMENT)
+        .listPaymentSessions({ id: sessionId }, { select: ["id", "status", "data", "metadata", "authorized_at"] })
+      // payment_status is worked out by the admin API, as the merchant sees it.
+      const { data } = await api.get(`/admin/orders/${orderId}?fields=payment_status`, {
+        headers: await adminHeaders(getContainer()),
+      })
+      return {
+        status: order.status,
+        paymentStatus: data.order.payment_status,
+        payments: order.payment_collections[0].payments ?? [],
+        reserved: reservations.reduce((sum: number, r: any) => sum + Number(r.quantity), 0),
+        session: session as any,
+      }
+    }
+
+    /** A shopper pays with a review card: the order is placed on hold. */
+    const orderOnHold = async (verdict: "approve" | "reject") => {
+      const { cart, session } = await cartWithSession(api, getContainer(), store)
+      const paid = await payLikeABrowser(api, store.publishableKey, session.id, reviewCard(verdict))
+      const orderId = paid.storefrontLocation?.searchParams.get("order_id") as string
+      const transactionId = new URL(paid.serviceLocation as string).searchParams.get("transactionId") as string
+      return { cart, session, orderId, transactionId, location: paid.storefrontLocation }
+    }
+
+    const sweep = (now = new Date()) => sweepCardServicePayments(getContainer(), { now })
+    /** The order widget's review panel, as the admin API answers it. */
+    const reviewOf = async (orderId: string) =>
+      (
+        await api.get(`/admin/card-service/orders/${orderId}/review`, {
+          headers: await adminHeaders(getContainer()),
+        })
+      ).data.review
+    const successfulReversalsOf = (transactionId: string) =>
+      sandbox()
+        .transactions()
+        .filter((r) => r.step === "REVERSAL" && r.status === "successful" && r.originalTransactionId === transactionId)
+
+    it("places the order on hold, and the review's approval by callback authorizes its payment", async () => {
+      const { cart, session, orderId, transactionId, location } = await orderOnHold("approve")
+      expect(orderId).toMatch(/^order_/)
+      expect(location?.searchParams.get("payment")).toBe("under_review")
+      expect(await orderOfCart(getContainer(), cart.id)).toBe(orderId)
+      const held = await stateOf(orderId, session.id)
+      expect(held).toMatchObject({ status: "pending", paymentStatus: "awaiting", payments: [], reserved: 1 })
+      expect(held.session.status).toBe("pending_authorization")
+      expect(await reviewOf(orderId)).toMatchObject({ state: "on_hold", session_id: session.id, needs_action: false })
+
+      await sandbox().concludeReview(transactionId, "approve")
+      expect(await reviewOf(orderId)).toMatchObject({ state: "approved" })
+
+      const approved = await stateOf(orderId, session.id)
+      expect(approved).toMatchObject({ status: "pending", paymentStatus: "authorized", reserved: 1 })
+      expect(approved.payments).toHaveLength(1)
+      expect(approved.session.status).toBe("authorized")
+      expect(events).toEqual([
+        { name: REVIEW_EVENTS.approved, data: { order_id: orderId, payment_session_id: session.id, reason_code: "100" } },
+      ])
+      // The admin's order view has its payment now.
+      const { data } = await api.get(`/admin/orders/${orderId}?fields=payment_status`, {
+        headers: await adminHeaders(getContainer()),
+      })
+      expect(data.order.payment_status).toBe("authorized")
+    })
+
+    it("cancels the order on hold when the review rejects it, releasing its stock", async () => {
+      const { session, orderId, transactionId } = await orderOnHold("reject")
+      await sandbox().concludeReview(transactionId)
+
+      const rejected = await stateOf(orderId, session.id)
+      expect(rejected).toMatchObject({ status: "canceled", payments: [], reserved: 0 })
+      expect(rejected.session.status).toBe("canceled")
+      expect(rejected.session.data.failure.code).toBe("481")
+      expect(rejected.session.metadata.card_service.reconcile.status).toBe("review_closed")
+      expect(events.map((e) => e.name)).toEqual([REVIEW_EVENTS.rejected])
+      expect(await reviewOf(orderId)).toMatchObject({ state: "rejected", needs_action: false })
+      // Nothing was held, so nothing is reversed.
+      expect(successfulReversalsOf(transactionId)).toEqual([])
+    })
+
+    it("finds a verdict whose callback was lost with the sweep, and a second sweep changes nothing", async () => {
+      const { session, orderId, transactionId } = await orderOnHold("approve")
+      const reference = sandbox().transaction(transactionId)!.merchantReferenceCode
+      sandbox().setCallbackKnobs({ drop: true }, reference)
+      await sandbox().concludeReview(transactionId, "approve")
+      expect((await stateOf(orderId, session.id)).session.status).toBe("pending_authorization")
+
+      const first = await sweep()
+      expect(first.actions.filter((a: any) => a.session_id === session.id)).toEqual([
+        expect.objectContaining({ status: "order_created" }),
+      ])
+      const after = await stateOf(orderId, session.id)
+      expect(after).toMatchObject({ paymentStatus: "authorized", reserved: 1 })
+      expect(after.payments).toHaveLength(1)
+
+      const second = await sweep()
+      expect(second.actions.filter((a: any) => a.session_id === session.id)).toEqual([])
+      expect(events.map((e) => e.name)).toEqual([REVIEW_EVENTS.approved])
+    })
+
+    it("changes the order once when the same verdict arrives twice at once", async () => {
+      const { session, orderId, transactionId } = await orderOnHold("approve")
+      const reference = sandbox().transaction(transactionId)!.merchantReferenceCode
+      sandbox().setCallbackKnobs({ duplicates: 2 }, reference)
+      // The verdict's callback twice, and the sweep beside it.
+      await Promise.all([sandbox().concludeReview(transactionId, "approve"), sweep()])
+      await sandbox().waitForCallbacks(
+        (all) => all.filter((d) => d.transactionId === transactionId && d.body.reasonCode === "100" && d.ok).length >= 2
+      )
+      const after = await stateOf(orderId, session.id)
+      expect(after.payments).toHaveLength(1)
+      expect(after.paymentStatus).toBe("authorized")
+      expect(events.map((e) => e.name)).toEqual([REVIEW_EVENTS.approved])
+    })
+
+    it("leaves an order fulfilled while on hold to the store owner when the review rejects it, in Needs attention", async () => {
+      const { session, orderId, transactionId } = await orderOnHold("reject")
+      const query = getContainer().resolve("query")
+      const {
+        data: [order],
+      } = await query.graph({ entity: "order", fields: ["items.id"], filters: { id: orderId } })
+      await createOrderFulfillmentWorkflow(getContainer()).run({
+        input: {
+          order_id: orderId,
+          // The cart holds one of one item (cartWithSession).
+          items: order.items.map((item: any) => ({ id: item.id, quantity: 1 })),
+        },
+      })
+      await sandbox().concludeReview(transactionId)
+
+      const after = await stateOf(orderId, session.id)
+      expect(after.status).not.toBe("canceled")
+      expect(after.session.status).toBe("canceled")
+      expect(await reviewOf(orderId)).toMatchObject({ state: "not_canceled", needs_action: true })
+      const { data } = await api.get("/admin/card-service/reconciliation", {
+        headers: await adminHeaders(getContainer()),
+      })
+      expect(data.entries.find((e: any) => e.id === session.id)).toMatchObject({
+        status: "hold_not_canceled",
+        needs_action: true,
+      })
+      // Once: a sweep does not try again.
+      expect((await sweep()).actions.filter((a: any) => a.session_id === session.id)).toEqual([])
+    })
+
+    it("cancels the order when no verdict comes in time, and reverses an approval that comes after", async () => {
+      const { session, orderId, transactionId } = await orderOnHold("approve")
+      // Within the time allowed: still on hold.
+      expect((await sweep()).actions.filter((a: any) => a.session_id === session.id)).toEqual([])
+      expect((await stateOf(orderId, session.id)).status).toBe("pending")
+
+      const late = new Date(Date.now() + REVIEW_TIMEOUT_MS + 60_000)
+      const expired = await sweep(late)
+      expect(expired.actions.filter((a: any) => a.session_id === session.id)).toEqual([
+        expect.objectContaining({ status: "review_closed" }),
+      ])
+      const canceled = await stateOf(orderId, session.id)
+      expect(canceled).toMatchObject({ status: "canceled", payments: [], reserved: 0 })
+      // Still watched: a verdict may come yet.
+      expect(canceled.session.status).toBe("pending_authorization")
+      expect(events.map((e) => e.name)).toEqual([REVIEW_EVENTS.expired])
+      expect(await reviewOf(orderId)).toMatchObject({ state: "expired" })
+
+      await sandbox().concludeReview(transactionId, "approve")
+      expect(successfulReversalsOf(transactionId)).toHaveLength(1)
+      const closed = await stateOf(orderId, session.id)
+      expect(closed).toMatchObject({ status: "canceled", payments: [] })
+      expect(closed.session.status).toBe("canceled")
+      expect(events.map((e) => e.name)).toEqual([REVIEW_EVENTS.expired, REVIEW_EVENTS.approvalReversed])
+      expect(await reviewOf(orderId)).toMatchObject({ state: "reversed" })
+      // Nothing more for the sweep to do.
+      expect((await sweep(late)).actions.filter((a: any) => a.session_id === session.id)).toEqual([])
+    })
+  },
+})

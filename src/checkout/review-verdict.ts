@@ -1,0 +1,237 @@
+import {
+  authorizePaymentSessionForOrderWorkflow,
+  cancelOrderWorkflow,
+} from "@medusajs/medusa/core-flows"
+import type {
+  IEventBusModuleService,
+  IPaymentModuleService,
+  MedusaContainer,
+  PaymentSessionDTO,
+} from "@medusajs/framework/types"
+import { ContainerRegistrationKeys, Modules } from "@medusajs/framework/utils"
+import { CardServiceError } from "../lib/card-service-error"
+import type { TransactionRecord } from "../lib/wire-schemas"
+import { checkApproval } from "../providers/card-service/approval-check"
+import type { CardServiceSessionData, FailureReason } from "../providers/card-service/session-data"
+import type CardServiceProviderService from "../providers/card-service/service"
+import { isUnderReview, reasonText } from "../providers/card-service/status-mapping"
+import { notesOf, type ReconcileNote, sessionRowWriter, updateSessionNotes } from "../reconciliation/session-notes"
+import type { SettleOutcome } from "./settle-types"
+
+/**
+ * Events a store subscribes to (docs/reconciliation.md, "Orders on hold"),
+ * for example to tell the shopper. Data: ReviewEventData.
+ */
+export const REVIEW_EVENTS = {
+  /** The review approved the payment: the order's payment is authorized (captured with autoCapture). */
+  approved: "card-service.review.approved",
+  /** The review rejected the payment (481): the order is canceled, its stock released. */
+  rejected: "card-service.review.rejected",
+  /** No verdict within reviewTimeoutMs: the order is canceled, its stock released. */
+  expired: "card-service.review.expired",
+  /** An approval came after the order was canceled for want of a verdict: it was reversed. */
+  approvalReversed: "card-service.review.approval_reversed",
+} as const
+
+export type ReviewEventData = {
+  order_id: string
+  payment_session_id: string
+  /** The service's reason code of the verdict (100, 481, ...); 480 for an expired review. */
+  reason_code: string
+}
+
+type HeldOrder = { id: string; status: string; created_at: string | Date }
+
+export type ReviewCase = {
+  session: PaymentSessionDTO
+  provider: CardServiceProviderService
+  data: CardServiceSessionData
+  cartId: string
+  orderId: string
+  now?: Date
+}
+
+/**
+ * The order of a session in `pending_authorization` was placed on hold: its
+ * payment was marked for review (480). Whatever reports on it (the verdict's
+ * callback, the browser, the sweep), the service's record of the same
+ * transaction decides (wire-choices "Reviews"):
+ * - still 480: the order stays on hold, until reviewTimeoutMs after it was
+ *   placed; then it is canceled (stock released) and the session stays
+ *   `pending_authorization`, so a verdict that comes later is still seen;
+ * - approved: the session is authorized through Medusa's
+ *   authorizePaymentSessionForOrderWorkflow (which records the captures of an
+ *   autoCapture store on the order), unless the order was canceled meanwhile:
+ *   then the approval is reversed, never left held;
+ * - anything else (481, a wrong amount): the order is canceled and the
+ *   session canceled with the reason.
+ * Runs under the session's settle lock, so duplicate and concurrent verdicts
+ * (two instances) change the order once: the second finds the session
+ * authorized or canceled and nothing left to do.
+ */
+export async function settleReview(container: MedusaContainer, review: ReviewCase): Promise<SettleOutcome> {
+  const { session, provider, data, cartId, orderId } = review
+  const now = review.now ?? new Date()
+  const order = await heldOrder(container, orderId)
+  const record = await retrieveRecord(provider, data.transaction_id as string)
+  const verdict = record
+    ? checkApproval(record, data, (reference, id) => provider.sealer.referenceBelongsTo(reference, id))
+    : null
+  const onHold = { kind: "order", orderId, cartId, onHold: true } as const
+
+  if (!verdict || (verdict.outcome === "unapproved" && isUnderReview(verdict.reasonCode))) {
+    // Canceled already, or left to the store owner (it could not be): once.
+    if (order.status === "canceled" || notesOf(session.metadata).reconcile?.review === "not_canceled") {
+      return { kind: "review_closed", orderId, cartId, verdict: "expired" }
+    }
+    if (now.getTime() - new Date(order.created_at).getTime() < provider.options.reviewTimeoutMs) return onHold
+    const canceled = await cancelHeldOrder(container, review)
+    await noteReview(
+      container,
+      session.id,
+      canceled === true ? "expired" : "not_canceled",
+      canceled === true
+        ? `no verdict on the review within the time allowed: order ${orderId} was canceled and its stock released; an approval that still comes is reversed`
+        : notCanceledMessage(orderId, "no verdict on the review came in time", canceled)
+    )
+    await emit(container, REVIEW_EVENTS.expired, { order_id: orderId, payment_session_id: session.id, reason_code: "480" })
+    return { kind: "review_closed", orderId, cartId, verdict: "expired" }
+  }
+
+  if (verdict.outcome === "approved") {
+    if (order.status === "canceled") {
+      await provider.releaseApproval(data, record as TransactionRecord)
+      await closeSession(container, session, data, { code: "review_expired", message: "approved after the order was canceled; the approval was reversed" })
+      await noteReview(
+        container,
+        session.id,
+        "reversed",
+        `the review approved the payment after order ${orderId} was canceled for want of a verdict; the approval was reversed`
+      )
+      await emit(container, REVIEW_EVENTS.approvalReversed, {
+        order_id: orderId,
+        payment_session_id: session.id,
+        reason_code: (record as TransactionRecord).reasonCode,
+      })
+      return { kind: "review_closed", orderId, cartId, verdict: "reversed" }
+    }
+    await authorizePaymentSessionForOrderWorkflow(container).run({ input: { payment_session_id: session.id } })
+    await noteReview(container, session.id, "approved", `the review approved the payment of order ${orderId}; it is authorized`)
+    await emit(container, REVIEW_EVENTS.approved, {
+      order_id: orderId,
+      payment_session_id: session.id,
+      reason_code: (record as TransactionRecord).reasonCode,
+    })
+    return { kind: "order", orderId, cartId, review: "approved" }
+  }
+
+  // Rejected (481), or an approval that is not for what the order costs.
+  if (verdict.outcome === "mismatch") await provider.releaseApproval(data, record as TransactionRecord)
+  const failure: FailureReason =
+    verdict.outcome === "unapproved"
+      ? { code: verdict.reasonCode, message: `${verdict.reason}: ${reasonText(verdict.reasonCode)}` }
+      : { code: verdict.outcome === "mismatch" ? "mismatch" : "foreign_transaction", message: verdict.reason }
+  const wasOpen = order.status !== "canceled"
+  if (wasOpen) {
+    const canceled = await cancelHeldOrder(container, review)
+    await noteReview(
+      container,
+      session.id,
+      canceled === true ? "rejected" : "not_canceled",
+      canceled === true
+        ? `the review did not approve the payment (${failure.code}): order ${orderId} was canceled and its stock released`
+        : notCanceledMessage(orderId, `the review did not approve the payment (${failure.code})`, canceled)
+    )
+  }
+  await closeSession(container, session, data, failure)
+  if (wasOpen) {
+    await emit(container, REVIEW_EVENTS.rejected, {
+      order_id: orderId,
+      payment_session_id: session.id,
+      reason_code: failure.code,
+    })
+  }
+  return { kind: "review_closed", orderId, cartId, verdict: "rejected" }
+}
+
+async function heldOrder(container: MedusaContainer, orderId: string): Promise<HeldOrder> {
+  const query = container.resolve(ContainerRegistrationKeys.QUERY)
+  const { data } = await query.graph({
+    entity: "order",
+    fields: ["id", "status", "created_at"],
+    filters: { id: orderId },
+  })
+  if (!data[0]) throw new Error(`order ${orderId} of a payment under review was not found`)
+  return data[0] as HeldOrder
+}
+
+/** The service's record of the transaction; null when it has none (the order stays on hold). */
+async function retrieveRecord(
+  provider: CardServiceProviderService,
+  transactionId: string
+): Promise<TransactionRecord | null> {
+  try {
+    return await provider.client.retrieve(transactionId)
+  } catch (error) {
+    if (error instanceof CardServiceError && error.httpStatus === 404) return null
+    throw error
+  }
+}
+
+/**
+ * Cancels the order on hold through Medusa's own workflow: its reservations
+ * are released and its payment collection canceled (it has no payment).
+ * Returns the reason Medusa would not (an order fulfilled while on hold),
+ * or true: such an order is left for the store owner, in Needs attention;
+ * the goods are out and no money is held.
+ */
+async function cancelHeldOrder(container: MedusaContainer, { orderId }: ReviewCase): Promise<true | string> {
+  try {
+    await cancelOrderWorkflow(container).run({ input: { order_id: orderId } })
+    return true
+  } catch (error) {
+    return (error as Error).message
+  }
+}
+
+function notCanceledMessage(orderId: string, what: string, why: true | string): string {
+  return `${what}, but order ${orderId} could not be canceled (${why}). No money is held for it: recover the goods or collect the payment another way, then cancel or archive the order.`
+}
+
+/** What the verdict did, on the session: the order widget and Needs attention read it. */
+async function noteReview(
+  container: MedusaContainer,
+  sessionId: string,
+  review: NonNullable<ReconcileNote["review"]>,
+  message: string
+): Promise<void> {
+  await updateSessionNotes(container, sessionId, (current) => ({
+    ...current,
+    reconcile: {
+      status: review === "not_canceled" ? "hold_not_canceled" : "review_closed",
+      review,
+      at: new Date().toISOString(),
+      message,
+    },
+  }))
+}
+
+/** The session after a negative verdict: canceled, with the reason, so nothing asks about it again. */
+async function closeSession(
+  container: MedusaContainer,
+  session: PaymentSessionDTO,
+  data: CardServiceSessionData,
+  failure: FailureReason
+): Promise<void> {
+  const paymentModule = container.resolve<IPaymentModuleService>(Modules.PAYMENT)
+  await sessionRowWriter(paymentModule).update({
+    id: session.id,
+    data: { ...data, state: "canceled", failure } as unknown as Record<string, unknown>,
+    status: "canceled",
+  })
+}
+
+async function emit(container: MedusaContainer, name: string, data: ReviewEventData): Promise<void> {
+  const eventBus = container.resolve<IEventBusModuleService>(Modules.EVENT_BUS)
+  await eventBus.emit({ name, data })
+}

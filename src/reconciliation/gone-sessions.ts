@@ -1,0 +1,152 @@
+import type { IPaymentModuleService, Logger, MedusaContainer } from "@medusajs/framework/types"
+import { ContainerRegistrationKeys, Modules } from "@medusajs/framework/utils"
+import { settlePayment, type SettleOutcome } from "../checkout/settle-payment"
+import { ApprovalNotReleased } from "../providers/card-service/approval-reversal"
+import { isServiceDown } from "./service-down"
+import {
+  collectionHintsOf,
+  notesOf,
+  notReleasedNote,
+  type ReconcileNote,
+  recordNotReleased,
+  updateCollectionHints,
+} from "./session-notes"
+import type { SessionAction } from "./sweep-types"
+
+/** Sessions older than this are left alone: no callback or return is that late. */
+export const LOOKBACK_MS = 7 * 24 * 60 * 60 * 1000
+
+/**
+ * Hints of sessions Medusa has since deleted (the cart changed): their
+ * approval can no longer become an order, so settlePayment's orphan path
+ * checks it is this session's and reverses it. Hints of sessions that still
+ * exist are the session pass's; once such a session is settled the copy on
+ * the collection is dropped.
+ */
+export async function sweepGoneSessions(
+  container: MedusaContainer,
+  now: Date,
+  take: number
+): Promise<SessionAction[]> {
+  const paymentModule = container.resolve<IPaymentModuleService>(
+    Modules.PAYMENT
+  )
+  const logger = container.resolve<Logger>(ContainerRegistrationKeys.LOGGER)
+  const collections = await paymentModule.listPaymentCollections(
+    {
+      updated_at: {
+        $gte: new Date(now.getTime() - LOOKBACK_MS).toISOString(),
+      },
+    } as Record<string, unknown>,
+    { select: ["id", "metadata"], take, order: { updated_at: "DESC" } }
+  )
+  const actions: SessionAction[] = []
+  for (const collection of collections) {
+    const hints = collectionHintsOf(collection.metadata)
+    const sessionIds = Object.keys(hints)
+    if (!sessionIds.length) continue
+    const existing = await paymentModule.listPaymentSessions(
+      { id: sessionIds },
+      { select: ["id", "status", "metadata"] }
+    )
+    const done: string[] = []
+    const notReleased: Record<string, ReconcileNote> = {}
+    for (const sessionId of sessionIds) {
+      const session = existing.find((s) => s.id === sessionId)
+      const transactionId = hints[sessionId].transaction_id
+      // Refused with 238 or 243 before: the service's record decides, and
+      // the store owner has it in Needs attention. Asking again would only
+      // be refused again.
+      if (hints[sessionId].not_released) continue
+      if (session && session.status !== "authorized") {
+        // Still open: the session pass settles its hint; the copy goes once it is answered.
+        if (!notesOf(session.metadata).hint) done.push(sessionId)
+        continue
+      }
+      // Gone (the cart changed, or was paid another way), or authorized: a
+      // hint naming another approval of an order's session (a second tab
+      // paid while the service was down) is money no order takes either.
+      // settlePayment checks the transaction is this session's and reverses it.
+      let outcome: SettleOutcome
+      try {
+        outcome = await settlePayment(container, sessionId, {
+          transactionId,
+          source: "sweep",
+        })
+      } catch (error) {
+        if (isServiceDown(error)) throw error
+        if (ApprovalNotReleased.is(error)) {
+          // An orphaned or second approval whose money the service may have
+          // taken: noted where the store owner sees it, on the session if
+          // it is still there, else on the collection's hint.
+          const note = notReleasedNote(
+            error,
+            session
+              ? "a second approval of a paid session"
+              : "the cart changed or was paid another way before this approval was verified",
+            now
+          )
+          if (session) {
+            await recordNotReleased(container, sessionId, note)
+            done.push(sessionId)
+          } else {
+            notReleased[sessionId] = note
+          }
+          actions.push({ session_id: sessionId, status: note.status, message: note.message })
+          continue
+        }
+        // A reversal with no answer (twice) is asked again next sweep, when
+        // 237 says the first one acted: the hint stays until it is settled.
+        logger.error(
+          `card-service reconcile: ${sessionId} could not be released: ${(error as Error).message}`
+        )
+        continue
+      }
+      done.push(sessionId)
+      const action = hintAction(sessionId, transactionId, outcome, !!session)
+      if (action) actions.push(action)
+    }
+    if (done.length || Object.keys(notReleased).length) {
+      await updateCollectionHints(container, collection.id, (current) => {
+        const next = { ...current }
+        for (const id of done) delete next[id]
+        for (const [id, note] of Object.entries(notReleased)) {
+          if (next[id]) next[id] = { ...next[id], not_released: note }
+        }
+        return next
+      })
+    }
+  }
+  return actions
+}
+
+/** What settling a collection's hint did, for the log and the sweep's result. */
+function hintAction(
+  sessionId: string,
+  transactionId: string,
+  outcome: SettleOutcome,
+  sessionExists: boolean
+): SessionAction | null {
+  if (sessionExists) {
+    // The order's own transaction, or nothing of this session: nothing to say.
+    return outcome.kind === "order" && outcome.secondPaymentReleased
+      ? {
+          session_id: sessionId,
+          status: "released",
+          message: `the order keeps its payment; a second approval ${transactionId}, reported while the service was down, was reversed`,
+        }
+      : null
+  }
+  return outcome.kind === "released"
+    ? {
+        session_id: sessionId,
+        status: "released",
+        message: `the cart changed or was paid another way before transaction ${transactionId} was verified; the approval was reversed`,
+      }
+    : {
+        session_id: sessionId,
+        status: "failed",
+        message: `transaction ${transactionId} of a deleted session is not this store's approval; nothing reversed`,
+      }
+}
+

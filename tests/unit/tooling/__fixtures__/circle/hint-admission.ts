@@ -1,0 +1,2 @@
+import type { SettleHint } from "./settle-payment"
+export const anonymousHint = (hint: SettleHint) => hint
