@@ -10,6 +10,7 @@
  *
  *   npm run bench:soak -- [--checkouts N] [--rate R] [--max-shoppers M] [--fault-every S] [--kinds k1,k2]
  *                          [--no-faults] [--seed N] [--time-cap MIN] [--check-every S] [--settle-age S]
+ *                          [--review-after S]
  *
  * --checkouts: shoppers in all (default 300). --rate: shoppers arriving per
  * minute (default 120); at most --max-shoppers (default 30) at once, later
@@ -19,6 +20,8 @@
  * minutes after which no shopper starts (default 180). --check-every:
  * seconds between the checks during the run (default 120), which judge
  * approvals and carts older than --settle-age seconds (default 600).
+ * --review-after: seconds after which the service concludes a review (the
+ * sandbox's reviewAfterMs, default 60): an order on hold gets its verdict.
  * docs/benchmarks.md, "The soak", describes the run and its report.
  */
 import fs from "node:fs"
@@ -43,6 +46,7 @@ type Options = {
   timeCapMs: number
   checkEveryMs: number
   settleAgeMs: number
+  reviewAfterMs: number
 }
 
 function parseArgs(argv: string[]): Options {
@@ -56,6 +60,7 @@ function parseArgs(argv: string[]): Options {
     timeCapMs: 180 * 60_000,
     checkEveryMs: 120_000,
     settleAgeMs: 600_000,
+    reviewAfterMs: 60_000,
   }
   for (let i = 0; i < argv.length; i++) {
     const arg = argv[i]
@@ -83,6 +88,7 @@ function parseArgs(argv: string[]): Options {
     else if (arg === "--time-cap") options.timeCapMs = positive(value()) * 60_000
     else if (arg === "--check-every") options.checkEveryMs = positive(value()) * 1000
     else if (arg === "--settle-age") options.settleAgeMs = positive(value()) * 1000
+    else if (arg === "--review-after") options.reviewAfterMs = positive(value()) * 1000
     else throw new Error(`unknown argument ${arg}`)
   }
   return options
@@ -115,32 +121,37 @@ async function main() {
     await cluster.stop()
   }
   process.once("SIGINT", () => stop().then(() => process.exit(130)))
+  // Every review (480) concludes with its card's plan that long after its result (issue 31).
+  cluster.sandbox.reviewAfterMs = options.reviewAfterMs
   const startedAt = Date.now()
   log(`ready in ${((startedAt - booted) / 1000).toFixed(0)} s; logs in ${cluster.logDir}; seed ${options.seed}`)
   const faults = new FaultInjector(cluster, log, startedAt)
   const owner = storeOwner(cluster)
-  const shopOnce = soakShopper(cluster, faults, { random })
+  const shopOnce = soakShopper(cluster, faults, random)
   const checkouts: SoakCheckout[] = []
   const adminLog: string[] = []
-  const breaches = new Map<string, Breach>()
+  /** Breaches the checks during the run found (each printed once, with its history when found). */
+  const during = new Map<string, Breach>()
   const keyOf = (b: Breach) => `${b.invariant}|${b.transactionId ?? ""}|${b.cartId ?? ""}|${b.orderId ?? ""}`
   let checks = 0
+  let started = 0
 
   const check = async (settledBefore: number) => {
     checks++
-    const { breaches: found, unreported } = checkInvariants(
+    const result = checkInvariants(
       serviceRecords(cluster),
       await storeFacts(cluster, settledBefore),
       attemptFacts(checkouts),
       deliveredTransactions(cluster),
       { settledBefore }
     )
-    for (const breach of found) {
-      if (breaches.has(keyOf(breach))) continue
-      breaches.set(keyOf(breach), breach)
-      process.stdout.write((await historyOf(cluster, breach, checkouts, faults.applied)).join("\n") + "\n")
+    for (const breach of result.breaches) {
+      if (during.has(keyOf(breach))) continue
+      if (Number.isFinite(settledBefore)) during.set(keyOf(breach), breach)
+      const title = `BREACH: ${breach.invariant}: ${breach.detail}`
+      process.stdout.write((await historyOf(cluster, { ...breach, title }, checkouts, faults.applied)).join("\n") + "\n")
     }
-    return unreported
+    return result
   }
 
   try {
@@ -163,8 +174,8 @@ async function main() {
     const progress = setInterval(() => {
       const done = checkouts.filter((c) => c.endedAt).length
       log(
-        `${checkouts.length} started, ${done} done, ${checkouts.filter((c) => c.outcome === "order").length} orders, ` +
-          `${faults.applied.length} faults, ${breaches.size} breaches, load ${os.loadavg()[0].toFixed(1)}`
+        `${started} started, ${done} done, ${checkouts.filter((c) => c.outcome === "order").length} orders, ` +
+          `${faults.applied.length} faults, ${during.size} breaches, load ${os.loadavg()[0].toFixed(1)}`
       )
     }, 60_000)
 
@@ -176,6 +187,7 @@ async function main() {
       while (Date.now() < due || inFlight.size >= options.maxShoppers) {
         await Promise.race([sleep(Math.max(10, due - Date.now())), ...inFlight])
       }
+      started++
       const scenario = pickScenario(DEFAULT_MIX, random)
       const admin: AdminAction | null =
         random() < ADMIN_SHARE["refund-twice"] ? "refund-twice" : random() < ADMIN_SHARE.cancel ? "cancel" : null
@@ -198,9 +210,10 @@ async function main() {
     clearInterval(progress)
     await faults.settle()
     cluster.sandbox.clearFaults()
-    await finalSweep(cluster, owner, faults)
-    const unreported = await check(Infinity)
-    report(options, checkouts, faults, breaches, unreported, checks, adminLog, {
+    await finalSweep(cluster, owner, faults, options.reviewAfterMs)
+    const final = await check(Infinity)
+    await printSurprises(cluster, checkouts, faults)
+    report(options, checkouts, faults, { during: [...during.values()], final: final.breaches }, final.unreported, checks, adminLog, {
       startedAt,
       arrivalsEnded,
       shoppersEnded,
@@ -215,10 +228,16 @@ async function main() {
  * unreported attempts over, then sweeps on both instances until a pass on
  * each takes no action.
  */
-async function finalSweep(cluster: Awaited<ReturnType<typeof startCluster>>, owner: ReturnType<typeof storeOwner>, faults: FaultInjector) {
-  const lastCallback = faults.lastDelayedCallbackAt() + 30_000
-  const until = Math.max(lastCallback, Date.now() + GRACE_MS + 5_000)
-  log(`final sweep after ${Math.round((until - Date.now()) / 1000)} s (late callbacks, the grace for unreported attempts)`)
+async function finalSweep(
+  cluster: Awaited<ReturnType<typeof startCluster>>,
+  owner: ReturnType<typeof storeOwner>,
+  faults: FaultInjector,
+  reviewAfterMs: number
+) {
+  // A review's verdict goes out reviewAfterMs after its result, with that result's callback knobs.
+  const lastCallback = faults.lastDelayedCallbackAt() + reviewAfterMs + 30_000
+  const until = Math.max(lastCallback, Date.now() + Math.max(GRACE_MS, reviewAfterMs) + 5_000)
+  log(`final sweep after ${Math.round((until - Date.now()) / 1000)} s (late callbacks, reviews' verdicts, the grace for unreported attempts)`)
   let deliveries = -1
   while (Date.now() < until || cluster.sandbox.callbacks().length !== deliveries) {
     deliveries = cluster.sandbox.callbacks().length
@@ -240,7 +259,7 @@ function report(
   options: Options,
   checkouts: SoakCheckout[],
   faults: FaultInjector,
-  breaches: Map<string, Breach>,
+  breaches: { during: Breach[]; final: Breach[] },
   unreported: string[],
   checks: number,
   adminLog: string[],
@@ -260,29 +279,52 @@ function report(
     ...SCENARIOS.map((scenario) => {
       const mine = checkouts.filter((c) => c.scenario === scenario)
       const counts = ["order", "failed", "pending", "left", "error"].map((o) => `${o} ${mine.filter((c) => c.outcome === o).length}`)
-      return `    ${scenario.padEnd(15)} ${String(mine.length).padStart(6)}: ${counts.join(", ")} [${mine[0]?.expected ?? "-"}]; form posts the service failed ${mine.reduce((s, c) => s + c.serviceErrors, 0)}`
+      return (
+        `    ${scenario.padEnd(15)} ${String(mine.length).padStart(6)}: ${counts.join(", ")} [${mine[0]?.expected ?? "-"}]; ` +
+        `form posts the service failed ${mine.reduce((s, c) => s + c.serviceErrors, 0)}, store calls made again ${mine.reduce((s, c) => s + c.storeErrors, 0)}`
+      )
     }),
     ...[...new Set(checkouts.filter((c) => c.error).map((c) => c.error!))].slice(0, 5).map((e) => `    error: ${e}`),
   ]
   const costs = faultCosts(timed, faults.applied)
   lines.push(
-    `  faults (${faults.applied.length}), each kind's cost in latency: checkouts whose time overlapped its faults against the ${costs.baseline.n} no fault touched ` +
-      `(p50 ${f(costs.baseline.p50)} ms, p95 ${f(costs.baseline.p95)} ms):`,
+    `  faults (${faults.applied.length}), each kind's cost in latency: the checkouts whose time overlapped its faults against those it did not touch ` +
+      `(the ${costs.baseline.n} checkouts no fault touched: p50 ${f(costs.baseline.p50)} ms, p95 ${f(costs.baseline.p95)} ms):`,
     ...costs.kinds.map(
       (k) =>
         `    ${k.kind.padEnd(21)} ${String(k.faults).padStart(3)} faults, ${String(k.touched).padStart(5)} checkouts touched: ` +
           `p50 ${f(k.p50)} ms (+${f(k.p50Cost)}), p95 ${f(k.p95)} ms (+${f(k.p95Cost)})`
     ),
-    `  invariants (${checks - 1} checks during the run, then one after the final sweep):`,
-    ...INVARIANTS.map((name) => `    ${name}: ${[...breaches.values()].filter((b) => b.invariant === name).length}`),
+    `  invariants, breaches found by the ${checks - 1} checks during the run / after the final sweep:`,
+    ...INVARIANTS.map(
+      (name) =>
+        `    ${name}: ${breaches.during.filter((b) => b.invariant === name).length} / ${breaches.final.filter((b) => b.invariant === name).length}`
+    ),
     `  approvals nobody reported (every callback lost, the shopper never back; the interface has no search by reference), each shown to the store owner as "outcome unknown": ${unreported.length}`,
     `  store owner during the run: ${summarize(adminLog)}`
   )
   process.stdout.write(lines.join("\n") + "\n")
   const file = path.join(process.cwd(), ".soak-runs", `soak-${new Date(times.startedAt).toISOString().replace(/[:.]/g, "-")}.json`)
   fs.mkdirSync(path.dirname(file), { recursive: true })
-  fs.writeFileSync(file, JSON.stringify({ options, faults: faults.applied, checkouts, breaches: [...breaches.values()], unreported }, null, 1))
+  fs.writeFileSync(file, JSON.stringify({ options, faults: faults.applied, checkouts, breaches, unreported }, null, 1))
   log(`faults and checkouts written to ${file}`)
+}
+
+/** Shopper surprises worth a look (not breaches: the money is judged by the invariants). */
+const SURPRISES_SHOWN = 20
+
+/**
+ * The history of each checkout that paid and saw another outcome than its
+ * scenario leads to when nothing goes wrong (a fault may explain it; the
+ * history says which).
+ */
+async function printSurprises(cluster: Awaited<ReturnType<typeof startCluster>>, checkouts: SoakCheckout[], faults: FaultInjector) {
+  const surprises = checkouts.filter((c) => c.attempts.length && c.outcome !== c.expected)
+  for (const checkout of surprises.slice(0, SURPRISES_SHOWN)) {
+    const title = `SURPRISE: ${checkout.scenario} saw ${checkout.outcome}, expected ${checkout.expected}`
+    process.stdout.write((await historyOf(cluster, { title, cartId: checkout.cartId }, checkouts, faults.applied)).join("\n") + "\n")
+  }
+  if (surprises.length > SURPRISES_SHOWN) process.stdout.write(`... and ${surprises.length - SURPRISES_SHOWN} more surprises\n`)
 }
 
 function summarize(entries: string[]): string {

@@ -41,12 +41,15 @@ export function attemptFacts(checkouts: SoakCheckout[]): Map<string, AttemptFact
   return facts
 }
 
-/** The store's side, read from the database; carts and sessions last changed at or after `settledBefore` are not judged. */
+/** The store's side, read from the database; sessions last changed at or after `settledBefore` are not judged. */
 export async function storeFacts(cluster: Cluster, settledBefore: number): Promise<StoreFacts> {
-  const before = new Date(Number.isFinite(settledBefore) ? settledBefore : 8.64e15).toISOString()
+  const before = new Date(Number.isFinite(settledBefore) ? settledBefore : Date.UTC(9999, 11, 31)).toISOString()
   const rows = await cluster.query(
     `SELECT oc.order_id, oc.cart_id, p.id AS payment_id, p.data->>'transaction_id' AS transaction_id,
-            p.amount, p.currency_code, p.canceled_at, o.created_at,
+            p.amount, p.currency_code, p.canceled_at, o.created_at, o.status AS order_status,
+            (SELECT array_agg(ps.status::text) FROM cart_payment_collection cpc
+               JOIN payment_session ps ON ps.payment_collection_id = cpc.payment_collection_id AND ps.deleted_at IS NULL
+              WHERE cpc.cart_id = oc.cart_id AND cpc.deleted_at IS NULL) AS session_statuses,
             (SELECT coalesce(sum(c.amount), 0) FROM capture c WHERE c.payment_id = p.id AND c.deleted_at IS NULL) AS captured,
             (SELECT coalesce(sum(r.amount), 0) FROM refund r WHERE r.payment_id = p.id AND r.deleted_at IS NULL) AS refunded
        FROM order_cart oc
@@ -55,14 +58,14 @@ export async function storeFacts(cluster: Cluster, settledBefore: number): Promi
        LEFT JOIN payment p ON p.payment_collection_id = opc.payment_collection_id AND p.deleted_at IS NULL
       WHERE oc.deleted_at IS NULL`
   )
-  const orders = new Map<string, StoreOrder & { createdAt: Date }>()
+  const orders = new Map<string, StoreOrder>()
   for (const row of rows) {
     const order = orders.get(row.order_id) ?? {
       orderId: row.order_id,
       cartId: row.cart_id,
       payments: [] as StoreOrder["payments"],
-      holdOpen: false,
-      createdAt: new Date(row.created_at),
+      hold: holdOf(row.session_statuses ?? [], row.order_status),
+      createdAt: new Date(row.created_at).getTime(),
     }
     if (row.payment_id) {
       order.payments.push({
@@ -94,11 +97,25 @@ export async function storeFacts(cluster: Cluster, settledBefore: number): Promi
       WHERE metadata->'card_service'->'reconcile'->>'status' = 'outcome_unknown'`
   )
   return {
-    orders: [...orders.values()].filter((o) => o.createdAt.getTime() < settledBefore || !Number.isFinite(settledBefore)),
+    // Every order, however new: an approval old enough to judge may have got its order a moment ago.
+    orders: [...orders.values()],
     cartsWithTwoOrders: twice.map((r) => r.cart_id),
     paidCartsWithoutOrder: paidWithout.map((r) => ({ cartId: r.cart_id, sessionId: r.session_id })),
     unknownOutcomeReferences: new Set(unknown.map((r) => r.reference)),
   }
+}
+
+/**
+ * An order on hold waits with its session in pending_authorization (issue
+ * 31); a rejection cancels the order and the session, and no verdict in
+ * time cancels the order and leaves the session waiting.
+ */
+function holdOf(sessionStatuses: string[], orderStatus: string): StoreOrder["hold"] {
+  const canceled = orderStatus === "canceled"
+  if (sessionStatuses.includes("pending_authorization")) return canceled ? "closed" : "open"
+  return canceled && sessionStatuses.includes("canceled") && !sessionStatuses.some((s) => s === "authorized" || s === "captured")
+    ? "closed"
+    : "none"
 }
 
 /** The session part of an attempt's reference (merchant-reference.ts: `<session ulid>.<nonce>.<mac>`). */
@@ -113,7 +130,7 @@ const sessionPart = (reference: string) => reference.split(".")[0]
  */
 export async function historyOf(
   cluster: Cluster,
-  breach: Breach,
+  breach: Pick<Breach, "cartId" | "transactionId"> & { title: string },
   checkouts: SoakCheckout[],
   faults: AppliedFault[]
 ): Promise<string[]> {
@@ -138,7 +155,7 @@ export async function historyOf(
   const related = records.filter((r) => attempts.some((a) => rootOf(r) === a.transactionId))
   const t0 = Math.min(...related.map((r) => r.recordedAt), checkout?.startedAt ?? Infinity)
   const at = (ms: number) => `+${((ms - t0) / 1000).toFixed(1)} s`
-  const lines = [`BREACH: ${breach.invariant}: ${breach.detail}`]
+  const lines = [breach.title]
   for (const r of related.sort((a, b) => a.recordedAt - b.recordedAt)) {
     lines.push(
       `  service ${at(r.recordedAt)}: ${r.step} ${r.reasonCode} ${r.amount} ${r.currencyCode}${r.captureStatus ? ` ${r.captureStatus}` : ""} ` +

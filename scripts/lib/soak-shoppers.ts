@@ -52,8 +52,8 @@ const CARDS = {
   /** Declined after a challenge passed. */
   challengeDecline: [card("4000001000002030")],
   partial: [card("4000000000001109"), card("5200000000001104", "MASTER")],
-  /** Marked for review (480). */
-  review: [card("4000000000004806")],
+  /** Marked for review (480); the review concludes approved, or rejected (481). */
+  review: [card("4000000000004806"), card("4000000000004830")],
 }
 
 /** What the shopper saw at the end: its order, a failure, still pending, or nothing (it left). */
@@ -73,12 +73,16 @@ export type SoakCheckout = {
   expected: Outcome
   /** Form posts the service answered 5xx, too late or not at all, each paid again with a new form. */
   serviceErrors: number
+  /** Store calls before the payment (cart, form) that failed and were made again, as a shopper reloads. */
+  storeErrors: number
   error?: string
 }
 
 /** How long a shopper with a "pending" answer polls before it gives up (a killed instance's cart lock lasts 120 s). */
 const PATIENCE_MS = 300_000
 const POLL_MS = 1_500
+/** Tries of a store call before the payment: the shopper reloads the page after an error. */
+const STORE_TRIES = 3
 
 export function pickScenario(mix: Record<Scenario, number>, random: () => number): Scenario {
   const total = SCENARIOS.reduce((sum, s) => sum + mix[s], 0)
@@ -90,17 +94,26 @@ export function pickScenario(mix: Record<Scenario, number>, random: () => number
   return SCENARIOS[0]
 }
 
-export function soakShopper(
-  cluster: Cluster,
-  faults: FaultInjector,
-  { random = Math.random, reviewsMakeOrders = false }: { random?: () => number; reviewsMakeOrders?: boolean } = {}
-) {
+export function soakShopper(cluster: Cluster, faults: FaultInjector, random: () => number = Math.random) {
   const shop = storeClient(cluster)
   const pick = <T>(items: T[]) => items[Math.floor(random() * items.length)]
 
+  /** A store call before the payment, made again after an error (a cut database connection answers 500). */
+  const retried = async <T>(checkout: SoakCheckout, work: () => Promise<T>): Promise<T> => {
+    for (let tries = 1; ; tries++) {
+      try {
+        return await work()
+      } catch (error) {
+        if (tries >= STORE_TRIES) throw error
+        checkout.storeErrors++
+        await new Promise((resolve) => setTimeout(resolve, 1500 * tries))
+      }
+    }
+  }
+
   /** The pay form, with the callback faults in force set for its reference. */
-  const formFor = async (sessionId: string): Promise<PayForm> => {
-    const form = await shop.formOf(sessionId)
+  const formFor = async (sessionId: string, checkout: SoakCheckout): Promise<PayForm> => {
+    const form = await retried(checkout, () => shop.formOf(sessionId))
     const knobs = faults.callbackKnobsNow(random)
     if (knobs) cluster.sandbox.setCallbackKnobs(knobs, form.fields.merchantReferenceCode)
     return form
@@ -159,21 +172,21 @@ export function soakShopper(
     return "pending"
   }
 
+  // A review (480) is an order on hold (issue 31): the shopper has its order.
   const expectedOf = (scenario: Scenario): Outcome =>
-    scenario === "never-returns"
-      ? "left"
-      : ["challenge-fail", "decline", "partial"].includes(scenario)
-        ? "failed"
-        : scenario === "review"
-          ? reviewsMakeOrders
-            ? "order"
-            : "pending"
-          : "order"
+    scenario === "never-returns" ? "left" : ["challenge-fail", "decline", "partial"].includes(scenario) ? "failed" : "order"
 
   return async function shopOnce(scenario: Scenario): Promise<SoakCheckout> {
-    const checkout: SoakCheckout = { scenario, attempts: [], outcome: "error", expected: expectedOf(scenario), serviceErrors: 0 }
+    const checkout: SoakCheckout = {
+      scenario,
+      attempts: [],
+      outcome: "error",
+      expected: expectedOf(scenario),
+      serviceErrors: 0,
+      storeErrors: 0,
+    }
     try {
-      const { cartId, sessionId } = await shop.cartReadyToPay(CARD_PROVIDER_ID)
+      const { cartId, sessionId } = await retried(checkout, () => shop.cartReadyToPay(CARD_PROVIDER_ID))
       Object.assign(checkout, { cartId, sessionId })
 
       /** Pays one form; on a service error the shopper reloads the pay page and pays with a new form, up to three times. */
@@ -192,7 +205,7 @@ export function soakShopper(
           if (location || tries >= 3) return { location, reference }
           checkout.serviceErrors++
           await new Promise((resolve) => setTimeout(resolve, 2000))
-          form = await formFor(session)
+          form = await formFor(session, checkout)
         }
       }
       const returnFrom = async (location: string | null, reference: string) => {
@@ -224,19 +237,19 @@ export function soakShopper(
                   : scenario === "partial"
                     ? pick(CARDS.partial)
                     : pick(CARDS.review)
-          const paid = await pay(sessionId, await formFor(sessionId), with_, scenario === "challenge-fail" ? "fail" : "pass")
+          const paid = await pay(sessionId, await formFor(sessionId, checkout), with_, scenario === "challenge-fail" ? "fail" : "pass")
           await finish(await returnFrom(paid.location, paid.reference))
           break
         }
         case "never-returns": {
-          await pay(sessionId, await formFor(sessionId), pick(CARDS.frictionless))
+          await pay(sessionId, await formFor(sessionId, checkout), pick(CARDS.frictionless))
           checkout.outcome = "left"
           checkout.endedAt = Date.now()
           break
         }
         case "second-tab": {
-          const first = await formFor(sessionId)
-          const second = await formFor(sessionId)
+          const first = await formFor(sessionId, checkout)
+          const second = await formFor(sessionId, checkout)
           const [a, b] = await Promise.all([
             pay(sessionId, first, pick(CARDS.frictionless)),
             pay(sessionId, second, pick(CARDS.frictionless)),
@@ -246,22 +259,20 @@ export function soakShopper(
           break
         }
         case "changed-cart": {
-          const stale = await formFor(sessionId)
+          const stale = await formFor(sessionId, checkout)
           const { variantIds } = await shop.loadCatalog()
-          await shop.call("POST", `/store/carts/${cartId}/line-items`, { variant_id: pick(variantIds), quantity: 1 })
+          await retried(checkout, () => shop.call("POST", `/store/carts/${cartId}/line-items`, { variant_id: pick(variantIds), quantity: 1 }))
           const old = await pay(sessionId, stale, pick(CARDS.frictionless))
           await returnFrom(old.location, old.reference)
           // Medusa dropped the session with the cart's change: a new one, paid again.
-          const { payment_collection } = await shop.call("POST", "/store/payment-collections", { cart_id: cartId })
-          const { payment_collection: renewed } = await shop.call(
-            "POST",
-            `/store/payment-collections/${payment_collection.id}/payment-sessions`,
-            { provider_id: CARD_PROVIDER_ID }
+          const { payment_collection } = await retried(checkout, () => shop.call("POST", "/store/payment-collections", { cart_id: cartId }))
+          const { payment_collection: renewed } = await retried(checkout, () =>
+            shop.call("POST", `/store/payment-collections/${payment_collection.id}/payment-sessions`, { provider_id: CARD_PROVIDER_ID })
           )
           const session = renewed.payment_sessions.find((s: { provider_id: string }) => s.provider_id === CARD_PROVIDER_ID).id
           checkout.sessionId = session
-          const again = await pay(session, await formFor(session), pick(CARDS.frictionless))
-          await finish(await returnFrom(again.location, again.reference), session)
+          const renewedPay = await pay(session, await formFor(session, checkout), pick(CARDS.frictionless))
+          await finish(await returnFrom(renewedPay.location, renewedPay.reference), session)
           break
         }
       }

@@ -64,7 +64,7 @@ describe("faultCosts", () => {
     params: kind === "db-cut" ? { kind } : { kind: "redis-restart" },
   })
 
-  it("compares the checkouts a kind's windows touched with those no fault touched", () => {
+  it("compares the checkouts a kind's windows touched with those it did not touch, and gives those no fault touched", () => {
     const cut = fault("db-cut", 100_000, 100_000)
     const { end } = effectWindow(cut)
     expect(end).toBe(120_000)
@@ -80,6 +80,11 @@ describe("faultCosts", () => {
     expect(costs.kinds).toEqual([
       { kind: "db-cut", faults: 1, touched: 2, p50: 4_000, p95: 8_000, p50Cost: 3_000, p95Cost: 6_000 },
     ])
+    // A Redis restart over the first two: the cut's cost is against the three it did not touch.
+    const both = faultCosts(checkouts, [cut, fault("redis-restart", 0, 0)])
+    expect(both.baseline).toEqual({ n: 1, p50: 1_000, p95: 1_000 })
+    expect(both.kinds.find((k) => k.kind === "db-cut")).toMatchObject({ touched: 2, p50Cost: 3_000, p95Cost: 6_000 })
+    expect(both.kinds.find((k) => k.kind === "redis-restart")).toMatchObject({ touched: 2, p50: 1_000, p95: 2_000 })
   })
 
   it("extends a late-callback window by its delay", () => {

@@ -28,7 +28,8 @@ const on = (original: ServiceRecord, step: string, amount: number, fields: Parti
 const order = (cartId: string, transactionId: string, amount: number, fields: Partial<StoreOrder["payments"][0]> = {}): StoreOrder => ({
   orderId: `order_${cartId}`,
   cartId,
-  holdOpen: false,
+  createdAt: 1_000,
+  hold: "none",
   payments: [
     { paymentId: `pay_${cartId}`, transactionId, amount, currencyNumeric: "978", canceled: false, captured: amount, refunded: 0, ...fields },
   ],
@@ -153,10 +154,28 @@ describe("checkInvariants", () => {
     ])
   })
 
+  it("takes an order on hold, or one its review closed, as having no payment yet; a young hold as not due", () => {
+    const held = { ...order("h", "t-held", 20), payments: [], hold: "open" as const, createdAt: 9_000 }
+    const closed = { ...order("c", "t-closed", 20), payments: [], hold: "closed" as const }
+    const result = checkInvariants([], store({ orders: [held, closed] }), new Map(), new Set(), { settledBefore: 5_000 })
+    expect(result.breaches).toEqual([])
+  })
+
+  it("takes a young order without a payment as still completing", () => {
+    const young = { ...order("y", "t-none", 20), payments: [], createdAt: 9_000 }
+    const result = checkInvariants([], store({ orders: [young] }), new Map(), new Set(), { settledBefore: 5_000 })
+    expect(result.breaches).toEqual([])
+    expect(names(check([], store({ orders: [young] })))).toEqual(["order whose payment differs from the approval"])
+  })
+
   it("breaches on a cart with two orders, a paid cart without one and an order on hold not concluded", () => {
-    const held = record("AUTHORIZATION", 20)
+    const held = record("AUTHORIZATION", 20, { reasonCode: "480" })
     const facts = store({
-      orders: [{ ...order("h", held.transactionId, 20), holdOpen: true }],
+      orders: [
+        { ...order("h", held.transactionId, 20), payments: [], hold: "open" },
+        // Rejected: canceled, no payment, nothing to conclude.
+        { ...order("r", "t-rejected", 20), payments: [], hold: "closed" },
+      ],
       cartsWithTwoOrders: ["cart_2"],
       paidCartsWithoutOrder: [{ cartId: "cart_3", sessionId: "payses_3" }],
     })
