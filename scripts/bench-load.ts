@@ -34,6 +34,8 @@
  * docs/benchmarks.md describes every option.
  */
 import os from "node:os"
+import { parseArgs } from "node:util"
+import { positiveWhole } from "./lib/cli-numbers"
 import { startCluster, Cluster, type SettleStart } from "./lib/load-cluster"
 import { measureSplit, splitLines } from "./lib/load-split"
 import { audit, followLeftBehind, followWithoutCapture, type Audit } from "./lib/load-audit"
@@ -65,51 +67,46 @@ type Options = {
  */
 const ROUND_TARGET = 40
 
-function parseArgs(argv: string[]): Options {
-  const options: Options = {
-    levels: [10, 50, 100],
-    alternations: MIN_ALTERNATIONS,
-    timeCapMs: 900_000,
-    faults: false,
-    faultCheckouts: 30,
-    cpuProfile: false,
-    autoCapture: true,
-    statements: false,
-    captureSide: false,
-    settleStart: "alternate",
+function parseOptions(argv: string[]): Options {
+  const { values } = parseArgs({
+    args: argv,
+    strict: true,
+    options: {
+      concurrency: { type: "string" },
+      alternations: { type: "string" },
+      "per-shopper": { type: "string" },
+      "time-cap": { type: "string" },
+      "fault-checkouts": { type: "string" },
+      faults: { type: "boolean" },
+      "cpu-profile": { type: "boolean" },
+      "no-auto-capture": { type: "boolean" },
+      statements: { type: "boolean" },
+      "capture-side": { type: "boolean" },
+      "settle-start": { type: "string" },
+    },
+  })
+  const whole = (name: "alternations" | "per-shopper" | "time-cap" | "fault-checkouts") => {
+    const text = values[name]
+    return text === undefined ? undefined : positiveWhole(name, text)
   }
-  for (let i = 0; i < argv.length; i++) {
-    const arg = argv[i]
-    const value = () => {
-      const v = argv[++i]
-      if (v === undefined) throw new Error(`${arg} needs a value`)
-      return v
-    }
-    const positive = (text: string) => {
-      const n = Number(text)
-      if (!Number.isInteger(n) || n < 1)
-        throw new Error(`${arg}: expected a positive whole number, got ${text}`)
-      return n
-    }
-    if (arg === "--concurrency") options.levels = value().split(",").map(positive)
-    else if (arg === "--alternations") options.alternations = positive(value())
-    else if (arg === "--per-shopper") options.perShopper = positive(value())
-    else if (arg === "--time-cap") options.timeCapMs = positive(value()) * 1000
-    else if (arg === "--fault-checkouts") options.faultCheckouts = positive(value())
-    else if (arg === "--faults") options.faults = true
-    else if (arg === "--cpu-profile") options.cpuProfile = true
-    else if (arg === "--no-auto-capture") options.autoCapture = false
-    else if (arg === "--statements") options.statements = true
-    else if (arg === "--capture-side") options.captureSide = true
-    else if (arg === "--settle-start") {
-      const v = value()
-      if (v !== "alternate" && v !== "random") throw new Error(`--settle-start: alternate or random, got ${v}`)
-      options.settleStart = v
-    } else throw new Error(`unknown argument ${arg}`)
+  const levels = values.concurrency?.split(",").map((n) => positiveWhole("concurrency", n)) ?? [10, 50, 100]
+  if (levels.some((n) => n > 200)) throw new Error("--concurrency above 200 is not what this machine is for")
+  const settleStart = values["settle-start"] ?? "alternate"
+  if (settleStart !== "alternate" && settleStart !== "random")
+    throw new Error(`--settle-start: alternate or random, got ${settleStart}`)
+  return {
+    levels,
+    alternations: whole("alternations") ?? MIN_ALTERNATIONS,
+    perShopper: whole("per-shopper"),
+    timeCapMs: (whole("time-cap") ?? 900) * 1000,
+    faults: values.faults ?? false,
+    faultCheckouts: whole("fault-checkouts") ?? 30,
+    cpuProfile: values["cpu-profile"] ?? false,
+    autoCapture: !values["no-auto-capture"],
+    statements: values.statements ?? false,
+    captureSide: values["capture-side"] ?? false,
+    settleStart,
   }
-  if (options.levels.some((n) => n > 200))
-    throw new Error("--concurrency above 200 is not what this machine is for")
-  return options
 }
 
 const perShopperAt = (options: Options, concurrency: number) =>
@@ -308,7 +305,7 @@ async function faultRun(
 }
 
 async function main() {
-  const options = parseArgs(process.argv.slice(2))
+  const options = parseOptions(process.argv.slice(2))
   const started = Date.now()
   const total = options.levels.reduce((sum, n) => sum + checkoutsAt(options, n), 0)
   const cluster = await startCluster({

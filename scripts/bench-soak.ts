@@ -27,6 +27,8 @@
 import fs from "node:fs"
 import os from "node:os"
 import path from "node:path"
+import { parseArgs } from "node:util"
+import { positiveNumber, positiveWhole } from "./lib/cli-numbers"
 import { startCluster } from "./lib/load-cluster"
 import { percentile } from "./lib/load-goals"
 import { storeOwner, type AdminAction } from "./lib/soak-admin"
@@ -49,49 +51,51 @@ type Options = {
   reviewAfterMs: number
 }
 
-function parseArgs(argv: string[]): Options {
-  const options: Options = {
-    checkouts: 300,
-    rate: 120,
-    maxShoppers: 30,
-    faultEveryMs: 60_000,
-    kinds: [...FAULT_KINDS],
-    seed: Date.now() % 1_000_000,
-    timeCapMs: 180 * 60_000,
-    checkEveryMs: 120_000,
-    settleAgeMs: 600_000,
-    reviewAfterMs: 60_000,
+function parseOptions(argv: string[]): Options {
+  const { values } = parseArgs({
+    args: argv,
+    strict: true,
+    options: {
+      checkouts: { type: "string" },
+      rate: { type: "string" },
+      "max-shoppers": { type: "string" },
+      "fault-every": { type: "string" },
+      kinds: { type: "string" },
+      "no-faults": { type: "boolean" },
+      seed: { type: "string" },
+      "time-cap": { type: "string" },
+      "check-every": { type: "string" },
+      "settle-age": { type: "string" },
+      "review-after": { type: "string" },
+    },
+  })
+  const number = (name: keyof typeof values, fallback: number, scale = 1) => {
+    const text = values[name]
+    return typeof text === "string" ? positiveNumber(name, text) * scale : fallback
   }
-  for (let i = 0; i < argv.length; i++) {
-    const arg = argv[i]
-    const value = () => {
-      const v = argv[++i]
-      if (v === undefined) throw new Error(`${arg} needs a value`)
-      return v
-    }
-    const positive = (text: string) => {
-      const n = Number(text)
-      if (!Number.isFinite(n) || n <= 0) throw new Error(`${arg}: expected a positive number, got ${text}`)
-      return n
-    }
-    if (arg === "--checkouts") options.checkouts = Math.round(positive(value()))
-    else if (arg === "--rate") options.rate = positive(value())
-    else if (arg === "--max-shoppers") options.maxShoppers = Math.round(positive(value()))
-    else if (arg === "--fault-every") options.faultEveryMs = positive(value()) * 1000
-    else if (arg === "--no-faults") options.kinds = []
-    else if (arg === "--kinds") {
-      const kinds = value().split(",")
-      const unknown = kinds.filter((k) => !(FAULT_KINDS as readonly string[]).includes(k))
-      if (unknown.length) throw new Error(`--kinds: unknown ${unknown.join(", ")}; known: ${FAULT_KINDS.join(", ")}`)
-      options.kinds = kinds as FaultKind[]
-    } else if (arg === "--seed") options.seed = Math.round(positive(value()))
-    else if (arg === "--time-cap") options.timeCapMs = positive(value()) * 60_000
-    else if (arg === "--check-every") options.checkEveryMs = positive(value()) * 1000
-    else if (arg === "--settle-age") options.settleAgeMs = positive(value()) * 1000
-    else if (arg === "--review-after") options.reviewAfterMs = positive(value()) * 1000
-    else throw new Error(`unknown argument ${arg}`)
+  const whole = (name: keyof typeof values, fallback: number) => {
+    const text = values[name]
+    return typeof text === "string" ? positiveWhole(name, text) : fallback
   }
-  return options
+  let kinds: FaultKind[] = values["no-faults"] ? [] : [...FAULT_KINDS]
+  if (values.kinds) {
+    const asked = values.kinds.split(",")
+    const unknown = asked.filter((k) => !(FAULT_KINDS as readonly string[]).includes(k))
+    if (unknown.length) throw new Error(`--kinds: unknown ${unknown.join(", ")}; known: ${FAULT_KINDS.join(", ")}`)
+    kinds = asked as FaultKind[]
+  }
+  return {
+    checkouts: whole("checkouts", 300),
+    rate: number("rate", 120),
+    maxShoppers: whole("max-shoppers", 30),
+    faultEveryMs: number("fault-every", 60_000, 1000),
+    kinds,
+    seed: whole("seed", Date.now() % 1_000_000),
+    timeCapMs: number("time-cap", 180 * 60_000, 60_000),
+    checkEveryMs: number("check-every", 120_000, 1000),
+    settleAgeMs: number("settle-age", 600_000, 1000),
+    reviewAfterMs: number("review-after", 60_000, 1000),
+  }
 }
 
 const log = (line: string) => process.stderr.write(`[bench:soak ${new Date().toISOString().slice(11, 19)}] ${line}\n`)
@@ -107,7 +111,7 @@ const GRACE_MS = 120_000
 const ADMIN_SHARE = { "refund-twice": 0.03, cancel: 0.02 }
 
 async function main() {
-  const options = parseArgs(process.argv.slice(2))
+  const options = parseOptions(process.argv.slice(2))
   process.env.CARD_SERVICE_RECONCILE_GRACE_MS = String(GRACE_MS)
   const random = seededRandom(options.seed)
   const booted = Date.now()
