@@ -95,6 +95,7 @@ export async function startCluster({
   statements = false,
   authorizeSide = false,
   settleStart = "alternate",
+  persistentRedis = false,
 }: {
   log?: Log
   dbEnv?: Record<string, string | undefined>
@@ -128,6 +129,11 @@ export async function startCluster({
   authorizeSide?: boolean
   /** Where the proxy sends a session's first callback or return (startProxy). */
   settleStart?: SettleStart
+  /**
+   * Redis keeps an append-only file in the log directory, so restartRedis is
+   * a restart, not a wipe (the soak; bench:load's fault restarts it empty).
+   */
+  persistentRedis?: boolean
 } = {}): Promise<Cluster> {
   const logDir = fs.mkdtempSync(path.join(os.tmpdir(), "card-service-load-"))
   const cleanups: Array<() => Promise<void>> = []
@@ -173,7 +179,10 @@ export async function startCluster({
 
     // Redis: a server of our own on a free port, else REDIS_URL. ----------
     let redisUrl: string
-    const ownRedis = await startOwnRedis({ logFile: path.join(logDir, "redis.log") })
+    const ownRedis = await startOwnRedis({
+      logFile: path.join(logDir, "redis.log"),
+      persistentDir: persistentRedis ? fs.mkdtempSync(path.join(logDir, "redis-")) : undefined,
+    })
     if (ownRedis) {
       redisUrl = ownRedis.url
       cleanups.push(() => ownRedis.stop())

@@ -88,7 +88,8 @@ export async function storeFacts(cluster: Cluster, settledBefore: number): Promi
        FROM payment_session ps
        JOIN cart_payment_collection cpc ON cpc.payment_collection_id = ps.payment_collection_id AND cpc.deleted_at IS NULL
       WHERE ps.deleted_at IS NULL AND ps.status IN ('authorized', 'captured') AND ps.updated_at < $1
-        AND NOT EXISTS (SELECT 1 FROM order_cart oc WHERE oc.cart_id = cpc.cart_id AND oc.deleted_at IS NULL)`,
+        AND NOT EXISTS (SELECT 1 FROM order_cart oc JOIN "order" o ON o.id = oc.order_id
+                         WHERE oc.cart_id = cpc.cart_id AND oc.deleted_at IS NULL)`,
     [before]
   )
   const unknown = await cluster.query(

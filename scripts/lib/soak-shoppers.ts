@@ -154,7 +154,11 @@ export function soakShopper(cluster: Cluster, faults: FaultInjector, random: () 
         await new Promise((resolve) => setTimeout(resolve, 1000 * attempt))
         continue
       }
-      const status = new URL(String(back.headers.location)).searchParams.get("status")
+      // A page instead of the redirect (the session gone and its payment not released yet): the
+      // shopper goes back to the shop, which polls.
+      const location = back.headers.location
+      if (typeof location !== "string") return "pending"
+      const status = new URL(location).searchParams.get("status")
       return status === "paid" || status === "failed" ? status : "pending"
     }
     return "pending"
@@ -269,7 +273,9 @@ export function soakShopper(cluster: Cluster, faults: FaultInjector, random: () 
           const { payment_collection: renewed } = await retried(checkout, () =>
             shop.call("POST", `/store/payment-collections/${payment_collection.id}/payment-sessions`, { provider_id: CARD_PROVIDER_ID })
           )
-          const session = renewed.payment_sessions.find((s: { provider_id: string }) => s.provider_id === CARD_PROVIDER_ID).id
+          const session = renewed.payment_sessions.find(
+            (s: { id: string; provider_id: string }) => s.provider_id === CARD_PROVIDER_ID && s.id !== sessionId
+          ).id
           checkout.sessionId = session
           const renewedPay = await pay(session, await formFor(session, checkout), pick(CARDS.frictionless))
           await finish(await returnFrom(renewedPay.location, renewedPay.reference), session)
