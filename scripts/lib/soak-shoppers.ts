@@ -156,9 +156,9 @@ export function soakShopper(cluster: Cluster, faults: FaultInjector, random: () 
       }
       // A page instead of the redirect (the session gone and its payment not released yet): the
       // shopper goes back to the shop, which polls.
-      const location = back.headers.location
-      if (typeof location !== "string") return "pending"
-      const status = new URL(location).searchParams.get("status")
+      const onwards = back.headers.location
+      if (typeof onwards !== "string") return "pending"
+      const status = new URL(onwards).searchParams.get("status")
       return status === "paid" || status === "failed" ? status : "pending"
     }
     return "pending"
