@@ -13,6 +13,7 @@ import { checkApproval } from "../providers/card-service/approval-check"
 import type { CardServiceSessionData, FailureReason } from "../providers/card-service/session-data"
 import type CardServiceProviderService from "../providers/card-service/service"
 import { isUnderReview, reasonText } from "../providers/card-service/status-mapping"
+import { traceSettlement } from "../observability/settlement-telemetry"
 import { sessionRowWriter } from "../reconciliation/session-notes"
 import { anonymousHint, mayLookUpOrphan } from "./hint-admission"
 import { finishOrderPayment } from "./order-payment"
@@ -83,10 +84,11 @@ export async function settleUnderLock(
   hint: SettleHint
 ): Promise<SettleOutcome> {
   const locking = container.resolve<ILockingModule>(Modules.LOCKING)
-  return await locking.execute(
-    `card-service:settle:${sessionId}`,
-    () => settle(container, sessionId, hint),
-    { timeout: LOCK_TIMEOUT_SECONDS }
+  // A card_service.settle span around the lock and the settling (#32).
+  return await traceSettlement(hint.source, () =>
+    locking.execute(`card-service:settle:${sessionId}`, () => settle(container, sessionId, hint), {
+      timeout: LOCK_TIMEOUT_SECONDS,
+    })
   )
 }
 

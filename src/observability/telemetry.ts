@@ -1,0 +1,111 @@
+import {
+  createNoopMeter,
+  metrics,
+  SpanStatusCode,
+  type Attributes,
+  type Counter,
+  type Histogram,
+  type MeterProvider,
+  type Span,
+} from "@medusajs/framework/opentelemetry/api"
+import { Tracer } from "@medusajs/framework/telemetry"
+import { CardServiceError } from "../lib/card-service-error"
+import { ATTR, CALL_DURATION_BUCKETS_MS, INSTRUMENTATION_SCOPE, METRICS } from "./telemetry-names"
+
+/**
+ * The plugin's tracer and meter, through Medusa's own telemetry API
+ * (`@medusajs/framework/telemetry`'s Tracer) and the OpenTelemetry API the
+ * framework re-exports: whatever tracer and meter providers the store
+ * registers in its instrumentation.ts (registerOtel) receive them.
+ *
+ * Without providers nothing is recorded and almost nothing runs: the
+ * OpenTelemetry API then hands out no-op spans (`isRecording()` false, so
+ * no attribute is even built) and a no-op meter (detected once per
+ * provider, so no instrument is called). The instruments are made again
+ * when the store's meter provider changes (tests and the benchmark switch
+ * it on and off in one process).
+ */
+
+export const tracer = new Tracer(INSTRUMENTATION_SCOPE)
+
+export type Instruments = {
+  paymentResults: Counter
+  callDuration: Histogram
+  callbacks: Counter
+  sweepActions: Counter
+}
+
+let current: { provider: MeterProvider; instruments: Instruments | null } | null = null
+
+/** The instruments of the store's meter provider, or null when it registered none. */
+export function instruments(): Instruments | null {
+  const provider = metrics.getMeterProvider()
+  if (current?.provider !== provider) {
+    const meter = provider.getMeter(INSTRUMENTATION_SCOPE)
+    current = {
+      provider,
+      instruments:
+        meter === createNoopMeter()
+          ? null
+          : {
+              paymentResults: meter.createCounter(METRICS.paymentResults.name, {
+                unit: METRICS.paymentResults.unit,
+                description: "Payment results the card service decided, each counted once",
+              }),
+              callDuration: meter.createHistogram(METRICS.callDuration.name, {
+                unit: METRICS.callDuration.unit,
+                description: "Time of each call to the card service",
+                advice: { explicitBucketBoundaries: CALL_DURATION_BUCKETS_MS },
+              }),
+              callbacks: meter.createCounter(METRICS.callbacks.name, {
+                unit: METRICS.callbacks.unit,
+                description: "The card service's callbacks, by the plugin's answer",
+              }),
+              sweepActions: meter.createCounter(METRICS.sweepActions.name, {
+                unit: METRICS.sweepActions.unit,
+                description: "What the reconciliation sweep did",
+              }),
+            },
+    }
+  }
+  return current.instruments
+}
+
+/**
+ * Runs `work` in an active span named `name` (children nest under it), ends
+ * it, and marks it failed with the error's type when `work` throws.
+ * `describe` turns the result into attributes, only for a recording span.
+ */
+export function inSpan<T>(
+  name: string,
+  attributes: () => Attributes,
+  work: () => Promise<T>,
+  describe: (result: T) => Attributes
+): Promise<T> {
+  return tracer.trace(name, async (span: Span) => {
+    const recording = span.isRecording()
+    if (recording) span.setAttributes(attributes())
+    try {
+      const result = await work()
+      if (recording) span.setAttributes(describe(result))
+      return result
+    } catch (error) {
+      if (recording) markFailed(span, errorType(error))
+      throw error
+    } finally {
+      span.end()
+    }
+  })
+}
+
+/** A failed span: status ERROR and `error.type`. No message: it may name a transaction. */
+export function markFailed(span: Span, type: string): void {
+  span.setAttribute(ATTR.errorType, type)
+  span.setStatus({ code: SpanStatusCode.ERROR })
+}
+
+/** The CardServiceError category, or the error's class name. */
+export function errorType(error: unknown): string {
+  if (CardServiceError.is(error)) return error.category
+  return error instanceof Error ? error.name : "unknown"
+}
