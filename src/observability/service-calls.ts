@@ -45,7 +45,7 @@ export function observeServiceCall(report: ServiceCallReport): void {
 }
 
 function traceCall(report: ServiceCallReport): void {
-  const span = tracer.getOTTracer().startSpan(callSpanName(report.operation), {
+  const span = tracer().getOTTracer().startSpan(callSpanName(report.operation), {
     kind: SpanKind.CLIENT,
     startTime: report.startedAt,
   })

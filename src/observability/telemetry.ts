@@ -2,11 +2,13 @@ import {
   createNoopMeter,
   metrics,
   SpanStatusCode,
+  trace,
   type Attributes,
   type Counter,
   type Histogram,
   type MeterProvider,
   type Span,
+  type TracerProvider,
 } from "@medusajs/framework/opentelemetry/api"
 import { Tracer } from "@medusajs/framework/telemetry"
 import { CardServiceError } from "../lib/card-service-error"
@@ -21,12 +23,26 @@ import { ATTR, CALL_DURATION_BUCKETS_MS, INSTRUMENTATION_SCOPE, METRICS } from "
  * Without providers nothing is recorded and almost nothing runs: the
  * OpenTelemetry API then hands out no-op spans (`isRecording()` false, so
  * no attribute is even built) and a no-op meter (detected once per
- * provider, so no instrument is called). The instruments are made again
- * when the store's meter provider changes (tests and the benchmark switch
- * it on and off in one process).
+ * provider, so no instrument is called). The tracer and the instruments
+ * are made again when the store's providers change (tests and the
+ * benchmark switch them on and off in one process).
  */
 
-export const tracer = new Tracer(INSTRUMENTATION_SCOPE)
+let currentTracer: { provider: TracerProvider; tracer: Tracer } | null = null
+
+/**
+ * Medusa's Tracer for the plugin's scope. Made again when the global tracer
+ * provider changes: the API's proxy tracer keeps the first real tracer it
+ * was given, so one made before a provider was removed would go on
+ * recording to it.
+ */
+export function tracer(): Tracer {
+  const provider = trace.getTracerProvider()
+  if (currentTracer?.provider !== provider) {
+    currentTracer = { provider, tracer: new Tracer(INSTRUMENTATION_SCOPE) }
+  }
+  return currentTracer.tracer
+}
 
 export type Instruments = {
   paymentResults: Counter
@@ -82,7 +98,7 @@ export function inSpan<T>(
   work: () => Promise<T>,
   describe: (result: T) => Attributes
 ): Promise<T> {
-  return tracer.trace(name, async (span: Span) => {
+  return tracer().trace(name, async (span: Span) => {
     const recording = span.isRecording()
     if (recording) span.setAttributes(attributes())
     try {
