@@ -151,6 +151,8 @@ export type TransactionRow = {
   not_voidable_reason: string | null
   /** Set when the service could not show this transaction. */
   problem: string | null
+  /** The service answered that it has no record of this transaction (retrieve: not found). */
+  no_record: boolean
 }
 
 /** Captured and refunded totals, in major units. */
@@ -165,7 +167,11 @@ export type PaymentTransactionsResponse = {
     amount: number
     state: string | null
     medusa: MoneyTotals
-    /** Null when payment.data cannot be read, so the service was not asked. */
+    /**
+     * Null when payment.data cannot be read (the service was not asked), or
+     * when a transaction's record could not be read: totals without it would
+     * say money moved that nobody knows moved.
+     */
     service: MoneyTotals | null
     /** Where Medusa's totals and the service's differ, and which way. */
     notes: string[]
