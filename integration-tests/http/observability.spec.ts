@@ -2,6 +2,8 @@ import { medusaIntegrationTestRunner } from "@medusajs/test-utils"
 import { request } from "undici"
 import { cardServiceProvider } from "../../src/checkout/provider-lookup"
 import { resetReconcileBackoff, runReconcileSweep } from "../../src/jobs/card-service-reconcile"
+import { CARD_SERVICE_ACTIVITY_MODULE } from "../../src/modules/card-service-activity"
+import type CardServiceActivityModuleService from "../../src/modules/card-service-activity/service"
 import { flushActivity } from "../../src/observability/activity-buffer"
 import { METRICS, SPANS } from "../../src/observability/telemetry-names"
 import { payLikeABrowser } from "../helpers/browser-step"
@@ -52,13 +54,14 @@ medusaIntegrationTestRunner({
           (deliveries) => deliveries.some((d) => d.transactionId === transactionId && d.status !== undefined),
           20_000
         )
-        return paid
+        return { ...paid, transactionId }
       }
 
       // A checkout to an order.
       const approved = await cartWithSession(api, getContainer(), store)
       forbidden.add(approved.session.id)
-      expect((await pay(approved.session.id, CARDS.approved)).storefrontLocation?.searchParams.get("status")).toBe("paid")
+      const approvedPaid = await pay(approved.session.id, CARDS.approved)
+      expect(approvedPaid.storefrontLocation?.searchParams.get("status")).toBe("paid")
       // A decline, then a failed 3DS on the same session.
       const declined = await cartWithSession(api, getContainer(), store)
       forbidden.add(declined.session.id)
@@ -96,6 +99,10 @@ medusaIntegrationTestRunner({
       const provider = cardServiceProvider(getContainer(), CARD_SERVICE_PROVIDER_ID)
       forbidden.add(await provider.client.getVerificationCode())
       await flushActivity()
+      // Another instance that read the same result writes nothing: it is counted once, in the database.
+      const activity = getContainer().resolve<CardServiceActivityModuleService>(CARD_SERVICE_ACTIVITY_MODULE)
+      const again = { kind: "result" as const, name: "approved", reason_code: "100", flag: "SOK" }
+      expect(await activity.insertActivity([{ ...again, transaction_id: approvedPaid.transactionId }])).toEqual([])
 
       // Spans: the documented names, and only the documented attributes.
       const spans = telemetry.spans().filter((s) => s.instrumentationScope.name === "medusa-payment-card-service")
