@@ -3,6 +3,7 @@ import type { ServiceCallReport } from "../lib/call-report"
 import { isPaymentStep, paymentResultKind } from "../lib/payment-results"
 import { describeReasonCode } from "../lib/reason-codes"
 import { onNewResults, recordActivity, type ActivityRow } from "./activity-buffer"
+import { inSettlement } from "./settlement-scope"
 import { ATTR, callSpanName } from "./telemetry-names"
 import { instruments, markFailed, tracer } from "./telemetry"
 
@@ -10,9 +11,10 @@ import { instruments, markFailed, tracer } from "./telemetry"
  * The provider's observer of its card-service client (src/lib/call-report.ts):
  * each call becomes a `card_service.<operation>` span, a sample of the
  * call-duration histogram and a row for the admin's latency figures; a
- * retrieve that read a payment's outcome (an AUTHORIZATION or
- * AUTHENTICATION record) also becomes a payment result, counted once per
- * transaction however often it is read (activity-buffer.ts).
+ * retrieve made while settling a reported result that read a payment's
+ * outcome (an AUTHORIZATION or AUTHENTICATION record) also becomes a
+ * payment result, counted once per transaction however often it is read
+ * (activity-buffer.ts, settlement-scope.ts).
  *
  * The span is made when the call has ended, with the call's own start and
  * end times, under whatever span is active (a settlement, Medusa's HTTP
@@ -33,7 +35,7 @@ export function observeServiceCall(report: ServiceCallReport): void {
     duration_ms: report.durationMs,
   })
   const record = report.record
-  if (record && report.reasonCode && isPaymentStep(record.step)) {
+  if (record && report.reasonCode && isPaymentStep(record.step) && inSettlement()) {
     recordActivity({
       kind: "result",
       name: paymentResultKind(report.reasonCode),

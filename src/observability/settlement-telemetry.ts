@@ -1,4 +1,5 @@
 import { recordActivity } from "./activity-buffer"
+import { asSettlement } from "./settlement-scope"
 import { ATTR, SPANS, type CallbackOutcome } from "./telemetry-names"
 import { inSpan, instruments } from "./telemetry"
 
@@ -12,7 +13,8 @@ type Settled = { kind: string; failure?: { code: string } }
 /**
  * Runs one settlement of a reported result (src/checkout/settle-payment.ts)
  * in a `card_service.settle` span: where the result came from, and what
- * became of it. The service calls made on the way are its children.
+ * became of it. The service calls made on the way are its children, and the
+ * payment results they read are counted (settlement-scope.ts).
  */
 export function traceSettlement<T extends Settled>(
   source: string,
@@ -21,7 +23,7 @@ export function traceSettlement<T extends Settled>(
   return inSpan(
     SPANS.settle.name,
     () => ({ [ATTR.settleSource]: source }),
-    settle,
+    () => asSettlement(settle),
     (outcome) =>
       outcome.failure
         ? { [ATTR.settleOutcome]: outcome.kind, [ATTR.failure]: outcome.failure.code }
