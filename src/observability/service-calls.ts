@@ -5,7 +5,7 @@ import { describeReasonCode } from "../lib/reason-codes"
 import { onNewResults, recordActivity, type ActivityRow } from "./activity-buffer"
 import { inSettlement } from "./settlement-scope"
 import { ATTR, callSpanName } from "./telemetry-names"
-import { instruments, markFailed, tracer } from "./telemetry"
+import { instruments, markFailed, tracer, tracingOn } from "./telemetry"
 
 /**
  * The provider's observer of its card-service client (src/lib/call-report.ts):
@@ -47,6 +47,7 @@ export function observeServiceCall(report: ServiceCallReport): void {
 }
 
 function traceCall(report: ServiceCallReport): void {
+  if (!tracingOn()) return
   const span = tracer().getOTTracer().startSpan(callSpanName(report.operation), {
     kind: SpanKind.CLIENT,
     startTime: report.startedAt,

@@ -7,6 +7,7 @@ import {
   type Counter,
   type Histogram,
   type MeterProvider,
+  type ProxyTracerProvider,
   type Span,
   type TracerProvider,
 } from "@medusajs/framework/opentelemetry/api"
@@ -88,9 +89,23 @@ export function instruments(): Instruments | null {
 }
 
 /**
+ * Whether the store registered a tracer provider. The API's global provider
+ * is a proxy that hands out no-op tracers until one is set as its delegate;
+ * asking it for the delegate's tracer is a property read when there is none,
+ * so a store without tracing pays for no span object, context or closure.
+ */
+export function tracingOn(): boolean {
+  const provider = trace.getTracerProvider() as Partial<ProxyTracerProvider>
+  return typeof provider.getDelegateTracer === "function"
+    ? provider.getDelegateTracer(INSTRUMENTATION_SCOPE) !== undefined
+    : true
+}
+
+/**
  * Runs `work` in an active span named `name` (children nest under it), ends
  * it, and marks it failed with the error's type when `work` throws.
  * `describe` turns the result into attributes, only for a recording span.
+ * Without a tracer provider it only runs `work`.
  */
 export function inSpan<T>(
   name: string,
@@ -98,6 +113,7 @@ export function inSpan<T>(
   work: () => Promise<T>,
   describe: (result: T) => Attributes
 ): Promise<T> {
+  if (!tracingOn()) return work()
   return tracer().trace(name, async (span: Span) => {
     const recording = span.isRecording()
     if (recording) span.setAttributes(attributes())
