@@ -66,6 +66,7 @@ export const METRICS = {
   /** Payment results the service decided, each counted once (by the instance that recorded it first). */
   paymentResults: {
     name: "card_service.payment.results",
+    description: "Payment results the card service decided, each counted once",
     kind: "counter",
     unit: "{result}",
     attributes: [ATTR.result, ATTR.reasonCode, ATTR.reasonFlag],
@@ -73,6 +74,7 @@ export const METRICS = {
   /** Time of each call to the service. */
   callDuration: {
     name: "card_service.call.duration",
+    description: "Time of each call to the card service",
     kind: "histogram",
     unit: "ms",
     attributes: [ATTR.operation, ATTR.callOutcome],
@@ -80,6 +82,7 @@ export const METRICS = {
   /** The service's callbacks, by what the plugin answered. */
   callbacks: {
     name: "card_service.callbacks",
+    description: "The card service's callbacks, by the plugin's answer",
     kind: "counter",
     unit: "{callback}",
     attributes: [ATTR.callbackOutcome],
@@ -87,13 +90,20 @@ export const METRICS = {
   /** What the reconciliation sweep did, by the status it noted. */
   sweepActions: {
     name: "card_service.sweep.actions",
+    description: "What the reconciliation sweep did",
     kind: "counter",
     unit: "{action}",
     attributes: [ATTR.sweepAction],
   },
 } as const satisfies Record<
   string,
-  { name: string; kind: "counter" | "histogram"; unit: string; attributes: readonly AttributeKey[] }
+  {
+    name: string
+    description: string
+    kind: "counter" | "histogram"
+    unit: string
+    attributes: readonly AttributeKey[]
+  }
 >
 
 /** Bucket bounds (ms) of the call-duration histogram: loopback to a slow service's 30 s timeout. */

@@ -6,6 +6,7 @@ import {
   type Attributes,
   type Counter,
   type Histogram,
+  type Meter,
   type MeterProvider,
   type ProxyTracerProvider,
   type Span,
@@ -59,33 +60,24 @@ export function instruments(): Instruments | null {
   const provider = metrics.getMeterProvider()
   if (current?.provider !== provider) {
     const meter = provider.getMeter(INSTRUMENTATION_SCOPE)
-    current = {
-      provider,
-      instruments:
-        meter === createNoopMeter()
-          ? null
-          : {
-              paymentResults: meter.createCounter(METRICS.paymentResults.name, {
-                unit: METRICS.paymentResults.unit,
-                description: "Payment results the card service decided, each counted once",
-              }),
-              callDuration: meter.createHistogram(METRICS.callDuration.name, {
-                unit: METRICS.callDuration.unit,
-                description: "Time of each call to the card service",
-                advice: { explicitBucketBoundaries: CALL_DURATION_BUCKETS_MS },
-              }),
-              callbacks: meter.createCounter(METRICS.callbacks.name, {
-                unit: METRICS.callbacks.unit,
-                description: "The card service's callbacks, by the plugin's answer",
-              }),
-              sweepActions: meter.createCounter(METRICS.sweepActions.name, {
-                unit: METRICS.sweepActions.unit,
-                description: "What the reconciliation sweep did",
-              }),
-            },
-    }
+    current = { provider, instruments: meter === createNoopMeter() ? null : instrumentsOf(meter) }
   }
   return current.instruments
+}
+
+function instrumentsOf(meter: Meter): Instruments {
+  const counter = (spec: (typeof METRICS)[keyof typeof METRICS]) =>
+    meter.createCounter(spec.name, { unit: spec.unit, description: spec.description })
+  return {
+    paymentResults: counter(METRICS.paymentResults),
+    callDuration: meter.createHistogram(METRICS.callDuration.name, {
+      unit: METRICS.callDuration.unit,
+      description: METRICS.callDuration.description,
+      advice: { explicitBucketBoundaries: CALL_DURATION_BUCKETS_MS },
+    }),
+    callbacks: counter(METRICS.callbacks),
+    sweepActions: counter(METRICS.sweepActions),
+  }
 }
 
 /**

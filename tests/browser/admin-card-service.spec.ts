@@ -47,6 +47,16 @@ describe("admin screens of the card service", () => {
     await stopDemo?.()
   })
 
+  /** A logged-in page on Settings > Card service, with its form loaded. */
+  async function settingsForm() {
+    const page = await browser!.newPage({ viewport: { width: 1440, height: 1000 } })
+    await logIn(page, ready)
+    await page.goto(`${ready.admin}/settings/card-service`)
+    const form = page.getByTestId("card-service-settings-form")
+    await form.waitFor({ timeout: 60_000 })
+    return { page, form }
+  }
+
   it("refuses a cross-site auto-submitting form that rides the admin's session cookie", async () => {
     const context = await browser!.newContext()
     const page = await context.newPage()
@@ -339,11 +349,7 @@ describe("admin screens of the card service", () => {
   })
 
   it("after a save, says which settings the admin set and lists the change in the form's words", async () => {
-    const page = await browser!.newPage({ viewport: { width: 1440, height: 1000 } })
-    await logIn(page, ready)
-    await page.goto(`${ready.admin}/settings/card-service`)
-    const form = page.getByTestId("card-service-settings-form")
-    await form.waitFor({ timeout: 60_000 })
+    const { page, form } = await settingsForm()
     await form.getByText("From medusa-config.ts").first().waitFor()
     const origin = page.getByTestId("card-service-settings-origin")
     expect(await origin.textContent()).toContain("none has been changed here")
@@ -362,11 +368,7 @@ describe("admin screens of the card service", () => {
   })
 
   it("puts Mode back, and says so, when the switch to live is cancelled", async () => {
-    const page = await browser!.newPage({ viewport: { width: 1440, height: 1000 } })
-    await logIn(page, ready)
-    await page.goto(`${ready.admin}/settings/card-service`)
-    const form = page.getByTestId("card-service-settings-form")
-    await form.waitFor({ timeout: 60_000 })
+    const { page, form } = await settingsForm()
     const mode = form.getByLabel("Mode")
     await mode.selectOption("live")
     await form.getByTestId("card-service-setting-unsaved").waitFor()
@@ -385,11 +387,7 @@ describe("admin screens of the card service", () => {
 
   // Last in this file: the store captures automatically since the save above.
   it("captures the next checkout's payment automatically; refuses a wrong client secret in one sentence", async () => {
-    const page = await browser!.newPage({ viewport: { width: 1440, height: 1000 } })
-    await logIn(page, ready)
-    await page.goto(`${ready.admin}/settings/card-service`)
-    const form = page.getByTestId("card-service-settings-form")
-    await form.waitFor({ timeout: 60_000 })
+    const { page, form } = await settingsForm()
 
     const shopper = await browser!.newPage()
     const orderId = await buyWithChallengeCard(shopper, ready)

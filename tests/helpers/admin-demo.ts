@@ -115,7 +115,8 @@ export async function buyWithChallengeCard(
   return (await page.locator("#order-id").textContent())!.trim()
 }
 
-async function payOnHostedPage(page: Page, cardNumber: string) {
+/** Fills the plugin's hosted payment page with a VISA test card and pays. */
+export async function payOnHostedPage(page: Page, cardNumber: string) {
   await page.fill("#card-number", cardNumber)
   await page.selectOption("#card-type", "VISA")
   await page.selectOption("select[name=cardExpirationMonth]", "12")

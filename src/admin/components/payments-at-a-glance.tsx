@@ -91,18 +91,7 @@ function Figures({
         </Text>
       )}
       <table className="w-full" data-testid="glance-payments">
-        <thead>
-          <tr>
-            <th scope="col" className="txt-compact-small-plus px-6 py-2 text-left">
-              Payments
-            </th>
-            {windows.map((w) => (
-              <th key={w.window} scope="col" className="txt-compact-small-plus px-6 py-2 text-left">
-                {w.window === "24h" ? "Last 24 hours" : "Last 7 days"}
-              </th>
-            ))}
-          </tr>
-        </thead>
+        <WindowsHead title="Payments" windows={windows} />
         <tbody>
           {row("started", "Started", (w) => w.started)}
           {row("approved", "Approved", (w) => w.approved)}
@@ -140,18 +129,7 @@ function Figures({
         </tbody>
       </table>
       <table className="w-full" data-testid="glance-latency">
-        <thead>
-          <tr>
-            <th scope="col" className="txt-compact-small-plus px-6 py-2 text-left">
-              Service latency, p50 / p95
-            </th>
-            {windows.map((w) => (
-              <th key={w.window} scope="col" className="txt-compact-small-plus px-6 py-2 text-left">
-                {w.window === "24h" ? "Last 24 hours" : "Last 7 days"}
-              </th>
-            ))}
-          </tr>
-        </thead>
+        <WindowsHead title="Service latency, p50 / p95" windows={windows} />
         <tbody>
           {operations.length === 0 &&
             row("latency-none", "No call to the service yet", () => "-")}
@@ -166,5 +144,24 @@ function Figures({
         </tbody>
       </table>
     </div>
+  )
+}
+
+/** A table's head: what its rows are, then one column per window. */
+function WindowsHead({ title, windows }: { title: string; windows: GlanceWindow[] }) {
+  const th = "txt-compact-small-plus px-6 py-2 text-left"
+  return (
+    <thead>
+      <tr>
+        <th scope="col" className={th}>
+          {title}
+        </th>
+        {windows.map((w) => (
+          <th key={w.window} scope="col" className={th}>
+            {w.window === "24h" ? "Last 24 hours" : "Last 7 days"}
+          </th>
+        ))}
+      </tr>
+    </thead>
   )
 }
