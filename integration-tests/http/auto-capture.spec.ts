@@ -5,6 +5,7 @@ import {
   adminHeaders,
   checkoutToOrder,
   forgetOrderPayment,
+  orderOfCart,
   paymentOfOrder,
 } from "../helpers/checkout-flow"
 
@@ -105,6 +106,44 @@ medusaIntegrationTestRunner({
           .resolve(Modules.ORDER)
           .listOrderTransactions({ order_id: orderId }, { select: ["reference", "amount"] })
         expect(transactions.map((t: any) => [t.reference, Number(t.amount)])).toEqual([["capture", 30]])
+      })
+
+      it("completes the cart anew when its order is gone and only the order's links are left, capturing once for the real order", async () => {
+        // What bench:soak found (issue 33): a completion whose compensation
+        // deleted its order (createOrdersStep's deleteOrders) while the links
+        // to the cart and the payment collection stayed, a database
+        // connection having been cut. Every later completion answered the
+        // gone order, and the payment was captured for it.
+        const { cart, orderId: goneOrderId, session, payment } = await checkoutToOrder(api, getContainer())
+        const approval = payment.data.transaction_id
+        await forgetOrderPayment(getContainer(), { orderId: goneOrderId, sessionId: session.id, payment })
+        await getContainer().resolve(Modules.ORDER).deleteOrders([goneOrderId])
+        expect(await orderOfCart(getContainer(), cart.id)).toBe(goneOrderId)
+
+        const reference = env.sandbox().transaction(approval)!.merchantReferenceCode
+        const deliver = () =>
+          api
+            .post(`/card-service/callback/${session.id}/`, {
+              decision: "ACCEPT",
+              reasonCode: "100",
+              transactionId: approval,
+              merchantReferenceCode: reference,
+            })
+            .catch((error: any) => error.response)
+        expect((await deliver()).status).toBe(200)
+
+        const orderId = await orderOfCart(getContainer(), cart.id)
+        expect(orderId).not.toBe(goneOrderId)
+        const [order] = await getContainer().resolve(Modules.ORDER).listOrders({ id: orderId }, { select: ["id"] })
+        expect(order?.id).toBe(orderId)
+        const recorded = await paymentOfOrder(getContainer(), orderId)
+        expect(recorded.data.transaction_id).toBe(approval)
+        expect(recorded.captures.map((c: any) => Number(c.amount))).toEqual([30])
+        expect(successfulCaptures(approval)).toHaveLength(1)
+        // A copy delivered again finds the real order and changes nothing.
+        expect((await deliver()).status).toBe(200)
+        expect(await orderOfCart(getContainer(), cart.id)).toBe(orderId)
+        expect(successfulCaptures(approval)).toHaveLength(1)
       })
     })
   },

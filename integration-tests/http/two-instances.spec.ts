@@ -4,11 +4,9 @@ import {
   Cluster,
   startCluster,
 } from "../../scripts/lib/load-cluster"
-import {
-  audit,
-  runShoppers,
-  storeClient,
-} from "../../scripts/lib/load-shoppers"
+import { audit } from "../../scripts/lib/load-audit"
+import { runShoppers } from "../../scripts/lib/load-rounds"
+import { storeClient } from "../../scripts/lib/load-shoppers"
 
 /**
  * Two Medusa instances on one PostgreSQL and one Redis behind a round-robin

@@ -94,6 +94,8 @@ export async function startCluster({
   autoCapture = true,
   statements = false,
   authorizeSide = false,
+  settleStart = "alternate",
+  persistentRedis = false,
 }: {
   log?: Log
   dbEnv?: Record<string, string | undefined>
@@ -125,6 +127,13 @@ export async function startCluster({
    * for the benchmark's third side.
    */
   authorizeSide?: boolean
+  /** Where the proxy sends a session's first callback or return (startProxy). */
+  settleStart?: SettleStart
+  /**
+   * Redis keeps an append-only file in the log directory, so restartRedis is
+   * a restart, not a wipe (the soak; bench:load's fault restarts it empty).
+   */
+  persistentRedis?: boolean
 } = {}): Promise<Cluster> {
   const logDir = fs.mkdtempSync(path.join(os.tmpdir(), "card-service-load-"))
   const cleanups: Array<() => Promise<void>> = []
@@ -170,7 +179,10 @@ export async function startCluster({
 
     // Redis: a server of our own on a free port, else REDIS_URL. ----------
     let redisUrl: string
-    const ownRedis = await startOwnRedis({ logFile: path.join(logDir, "redis.log") })
+    const ownRedis = await startOwnRedis({
+      logFile: path.join(logDir, "redis.log"),
+      persistentDir: persistentRedis ? fs.mkdtempSync(path.join(logDir, "redis-")) : undefined,
+    })
     if (ownRedis) {
       redisUrl = ownRedis.url
       cleanups.push(() => ownRedis.stop())
@@ -321,7 +333,7 @@ export async function startCluster({
       rerouted: 0,
       settledOn: new Map(),
     }
-    const proxy = startProxy(proxyPort, instances, counters)
+    const proxy = startProxy(proxyPort, instances, counters, settleStart)
     await new Promise<void>((resolve) =>
       proxy.listen(proxyPort, "127.0.0.1", resolve)
     )
@@ -381,6 +393,9 @@ export async function startCluster({
 }
 
 
+/** Where the proxy sends each session's first callback or return (startProxy). */
+export type SettleStart = "alternate" | "random"
+
 const SETTLE_PATH = /^\/card-service\/(callback|return)\/([^/?]+)/
 
 /**
@@ -389,13 +404,22 @@ const SETTLE_PATH = /^\/card-service\/(callback|return)\/([^/?]+)/
  * and the browser's return meet on different instances. A refused
  * connection (dead instance) goes to the other one; a request lost in flight
  * is answered 502, as a load balancer would, and counted.
+ *
+ * Where a session's first callback or return goes: to each instance in
+ * turn ("alternate"), as the system provider's completions go, or to either
+ * at random ("random", how it was until issue 33). The first delivery is the
+ * one that completes the cart, a checkout's whole work, so at random one
+ * instance had 7 of a round's 10 completions as often as not and the other
+ * idled at the round's end: the card side's wait at 10 shoppers.
  */
 function startProxy(
   port: number,
   instances: Instance[],
-  counters: ProxyCounters
+  counters: ProxyCounters,
+  settleStart: SettleStart
 ) {
   let next = 0
+  let sessions = 0
   const perSession = new Map<string, number>()
   const agent = new http.Agent({ keepAlive: true, maxSockets: 256 })
   const pick = (url: string, skip?: Instance): Instance | undefined => {
@@ -403,7 +427,7 @@ function startProxy(
     if (!up.length) return undefined
     const match = SETTLE_PATH.exec(url)
     if (match) {
-      const n = perSession.get(match[2]) ?? Math.floor(Math.random() * 2)
+      const n = perSession.get(match[2]) ?? (settleStart === "random" ? Math.floor(Math.random() * 2) : sessions++)
       perSession.set(match[2], n + 1)
       const target = up[n % up.length]
       const seen = counters.settledOn.get(match[2]) ?? new Set<string>()

@@ -17,6 +17,7 @@ export const SPLIT_PARTS = {
   completion: "callback 1: retrieve to capture (cart completion, authorize's own retrieve)",
   authorizeRetrieve: "  of which authorize's retrieve (second retrieve)",
   captureToAnswer: "callback 1: capture to the callback's answer (rest of the workflow)",
+  uncapturedToAnswer: "callback 1, authorizing only: retrieve to the callback's answer (cart completion)",
   redirect: "service: callback answered to the browser's 303",
   return: "return: the browser's return to its 303",
   waitForOrder: "after a pending return: until the order exists",
@@ -51,7 +52,7 @@ export function measureSplit(cluster: Cluster, results: CheckoutResult[]): Split
   const attemptCounts: number[] = []
   let n = 0
   for (const result of results) {
-    if (result.provider !== "card" || !result.ok || !result.marks || !result.transactionId) continue
+    if (result.provider === "system" || !result.ok || !result.marks || !result.transactionId) continue
     const tx = result.transactionId
     const mine = callbacks.filter((c) => c.transactionId === tx && !c.dropped).sort((a, b) => a.at - b.at)
     const first = mine[0]
@@ -77,6 +78,12 @@ export function measureSplit(cluster: Cluster, results: CheckoutResult[]): Split
       values.completion.push(captured - (r1.startedAt + r1.ms!))
       if (inFirst[1]?.ms !== undefined) values.authorizeRetrieve.push(inFirst[1].ms)
       values.captureToAnswer.push(callbackEnd - captured)
+    } else if (inFirst[0]?.ms !== undefined && captured === undefined) {
+      const r1 = inFirst[0]
+      values.beforeRetrieve.push(r1.startedAt - first.at)
+      values.retrieve.push(r1.ms!)
+      if (inFirst[1]?.ms !== undefined) values.authorizeRetrieve.push(inFirst[1].ms)
+      values.uncapturedToAnswer.push(callbackEnd - (r1.startedAt + r1.ms!))
     }
   }
   const parts = Object.fromEntries(

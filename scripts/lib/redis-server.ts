@@ -12,23 +12,35 @@ export const REDIS_BINARY = "/usr/bin/redis-server"
 
 export type OwnRedis = {
   url: string
-  /** Stops the server (SIGTERM) and starts it again on the same port, empty. */
+  /**
+   * Stops the server (SIGTERM) and starts it again on the same port: empty,
+   * or with what it held when it keeps an append-only file (`persistent`).
+   */
   restart: () => Promise<void>
   stop: () => Promise<void>
 }
 
 /**
- * Starts a redis-server on a free 127.0.0.1 port that keeps nothing on disk;
- * its output goes to `logFile` when given. Null when there is no
- * REDIS_BINARY: the caller falls back to REDIS_URL.
+ * Starts a redis-server on a free 127.0.0.1 port; its output goes to
+ * `logFile` when given. It keeps nothing on disk, unless `persistentDir`
+ * names a directory for an append-only file, as a production Redis under
+ * BullMQ (Medusa's workflow engine and scheduled jobs) keeps one: then a
+ * restart comes back with its keys. Null when there is no REDIS_BINARY: the
+ * caller falls back to REDIS_URL.
  */
-export async function startOwnRedis({ logFile }: { logFile?: string } = {}): Promise<OwnRedis | null> {
+export async function startOwnRedis({
+  logFile,
+  persistentDir,
+}: { logFile?: string; persistentDir?: string } = {}): Promise<OwnRedis | null> {
   if (!fs.existsSync(REDIS_BINARY)) return null
   const port: number = await freePort()
   let child: ChildProcess | null = null
+  const storage = persistentDir
+    ? ["--save", "", "--appendonly", "yes", "--appendfsync", "everysec", "--dir", persistentDir]
+    : ["--save", "", "--appendonly", "no"]
   const start = async () => {
     const out = logFile ? fs.openSync(logFile, "a") : "ignore"
-    child = spawn(REDIS_BINARY, ["--port", String(port), "--bind", "127.0.0.1", "--save", "", "--appendonly", "no"], {
+    child = spawn(REDIS_BINARY, ["--port", String(port), "--bind", "127.0.0.1", ...storage], {
       stdio: ["ignore", out, "inherit"],
     })
     if (typeof out === "number") fs.closeSync(out)

@@ -5,7 +5,7 @@ import type {
   MedusaContainer,
   PaymentSessionDTO,
 } from "@medusajs/framework/types"
-import { Modules, PaymentSessionStatus } from "@medusajs/framework/utils"
+import { ContainerRegistrationKeys, Modules, PaymentSessionStatus } from "@medusajs/framework/utils"
 import type { CardServiceSessionData } from "../providers/card-service/session-data"
 
 /**
@@ -43,13 +43,17 @@ export class OrderPaymentPending extends Error {
  *
  * Nothing is done for a session already authorized (the completion
  * finished), one with no transaction, or one whose transaction failed.
+ *
+ * "order_gone": the cart's link named an order that does not exist, and the
+ * link is gone now too (orderGone below); the caller completes the cart as
+ * one without an order.
  */
 export async function finishOrderPayment(
   container: MedusaContainer,
-  session: Pick<PaymentSessionDTO, "id"> & { authorized_at?: Date | string | null },
+  session: Pick<PaymentSessionDTO, "id" | "payment_collection_id"> & { authorized_at?: Date | string | null },
   data: CardServiceSessionData | null,
   cart: { cartId: string; orderId: string }
-): Promise<"finished" | "nothing_to_do"> {
+): Promise<"finished" | "nothing_to_do" | "order_gone"> {
   if (!mayLackOrderPayment(session, data)) return "nothing_to_do"
   const locking = container.resolve<ILockingModule>(Modules.LOCKING)
   let holding = false
@@ -58,6 +62,7 @@ export async function finishOrderPayment(
       cart.cartId,
       async () => {
         holding = true
+        if (await orderGone(container, session.payment_collection_id, cart)) return "order_gone"
         return await finishUnderCartLock(container, session.id, cart.orderId)
       },
       { timeout: CART_WAIT_SECONDS }
@@ -93,6 +98,37 @@ export const COMPLETION_LOCK_MS = 120_000
  * one's lock outlasts it, and the caller tries again later.
  */
 const CART_WAIT_SECONDS = 5
+
+/**
+ * Whether the order the cart's link names is gone; if so, the links its
+ * completion made to the cart and the payment collection are dismissed.
+ *
+ * Medusa's completion creates the order, then links it to the cart and the
+ * payment collection; when a later step fails, its compensation deletes the
+ * order (createOrdersStep: deleteOrders) and dismisses the links, each in
+ * its own step. The soak (issue 33, database connections cut while carts
+ * were completing) left links to orders that no longer existed: every later
+ * completion of the cart answered that order without making one (it reads
+ * the cart's link first), and the payment was authorized and captured for
+ * an order nobody has. Dismissing the dead links lets the cart be completed
+ * again into a real order. Only the two links that name the cart and its
+ * payment collection: Link.delete on the order would cascade to the
+ * payment collection (order-payment-collection's deleteCascade).
+ */
+async function orderGone(
+  container: MedusaContainer,
+  paymentCollectionId: string,
+  { cartId, orderId }: { cartId: string; orderId: string }
+): Promise<boolean> {
+  const orders = container.resolve<IOrderModuleService>(Modules.ORDER)
+  const [found] = await orders.listOrders({ id: orderId }, { select: ["id"], take: 1 })
+  if (found) return false
+  await container.resolve(ContainerRegistrationKeys.LINK).dismiss([
+    { [Modules.ORDER]: { order_id: orderId }, [Modules.CART]: { cart_id: cartId } },
+    { [Modules.ORDER]: { order_id: orderId }, [Modules.PAYMENT]: { payment_collection_id: paymentCollectionId } },
+  ])
+  return true
+}
 
 async function finishUnderCartLock(
   container: MedusaContainer,

@@ -102,17 +102,20 @@ async function settleSession(
       return released && outcome.kind === "order" ? { ...outcome, secondPaymentReleased: true } : outcome
     }
     // The order may have been made by a completion that died before it
-    // recorded the payment (order-payment.ts).
-    const recorded = (await finishOrderPayment(container, session, data, { cartId, orderId })) === "finished"
-    if (data?.transaction_id) {
-      await writeSettledMark(container, session.id, { transactionId: data.transaction_id, orderId, cartId, locale })
-    }
-    return {
-      kind: "order",
-      orderId,
-      cartId,
-      ...(released ? { secondPaymentReleased: true } : {}),
-      ...(recorded ? { paymentRecorded: true } : {}),
+    // recorded the payment, or be gone with only its links left
+    // (order-payment.ts): then the cart is settled as one without an order.
+    const finished = await finishOrderPayment(container, session, data, { cartId, orderId })
+    if (finished !== "order_gone") {
+      if (data?.transaction_id) {
+        await writeSettledMark(container, session.id, { transactionId: data.transaction_id, orderId, cartId, locale })
+      }
+      return {
+        kind: "order",
+        orderId,
+        cartId,
+        ...(released ? { secondPaymentReleased: true } : {}),
+        ...(finished === "finished" ? { paymentRecorded: true } : {}),
+      }
     }
   }
 
@@ -204,6 +207,8 @@ async function completeCart(
         cartId,
         orderId,
       })
+      // Gone, its links dismissed: the next delivery completes the cart anew.
+      if (recorded === "order_gone") throw error
       return { kind: "order", orderId, cartId, ...(recorded === "finished" ? { paymentRecorded: true } : {}) }
     }
     const data = session.data as Partial<CardServiceSessionData>

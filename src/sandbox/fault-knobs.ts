@@ -1,7 +1,8 @@
 /**
  * Faults for the JSON endpoints, so client tests can meet what the network
  * and a busy service do (wire-choices "Follow-ons": 500/503, delays, dropped
- * connections are service errors to the client).
+ * connections are service errors to the client), and for the browser's form
+ * post to /order/start when a fault names that path.
  */
 export type FaultSpec =
   /** Answer with this status and `{"decision":"REJECT","reasonCode":"150"}` without processing. */
@@ -32,12 +33,26 @@ export class FaultQueue {
 
   /** Takes the first fault that applies to this path, counting it down. */
   take(pathname: string): FaultSpec | undefined {
-    const index = this.pending.findIndex(
-      ({ spec }) =>
+    return this.takeWhere(
+      (spec) =>
         !spec.path ||
         pathname === spec.path ||
         pathname.startsWith(`${spec.path}/`)
     )
+  }
+
+  /**
+   * Takes the first fault that names exactly this path: a fault without a
+   * path is for the JSON endpoints, not for the browser's pages.
+   */
+  takeNamed(pathname: string): FaultSpec | undefined {
+    return this.takeWhere((spec) => spec.path === pathname)
+  }
+
+  private takeWhere(
+    applies: (spec: FaultSpec) => boolean
+  ): FaultSpec | undefined {
+    const index = this.pending.findIndex(({ spec }) => applies(spec))
     if (index < 0) {
       return undefined
     }

@@ -27,6 +27,33 @@ export async function handleOrderStart(
   req: IncomingMessage,
   res: ServerResponse
 ): Promise<void> {
+  // A fault that names /order/start (docs/sandbox.md, "Fault knobs"): the
+  // service down, slow or cut off before it looks at the request.
+  const fault = ctx.faults.takeNamed("/order/start")
+  if (fault?.type === "status") {
+    await readBody(req)
+    ctx.logger.debug?.(`POST /order/start -> ${fault.status} (fault knob)`)
+    return sendHtml(
+      res,
+      fault.status,
+      errorPage(
+        "Service unavailable",
+        "The payment service cannot take payments just now. Try again in a moment."
+      )
+    )
+  }
+  if (fault?.type === "destroy") {
+    ctx.logger.debug?.(
+      "POST /order/start: connection destroyed before processing (fault knob)"
+    )
+    req.socket.destroy()
+    return
+  }
+  if (fault?.type === "delay") {
+    await new Promise<void>((resolve) =>
+      ctx.dispatcher.schedule(resolve, fault.ms)
+    )
+  }
   const form = await readBrowserForm(ctx, req, res)
   if (!form) {
     return

@@ -92,4 +92,50 @@ describe("fault knobs for the JSON endpoints", () => {
       }),
     ])
   })
+
+  describe("on the browser's form post, only when a fault names /order/start", () => {
+    const post = () => submitOrder(sandbox, orderForm(sandbox, code, merchant))
+
+    it("leaves the form post alone for a fault without a path, which the next JSON request takes", async () => {
+      sandbox.injectFault({ type: "status", status: 503 })
+      expect((await post()).status).toBe(303)
+      expect((await retrieve()).status).toBe(503)
+    })
+
+    it("answers 500 or 503 with a page and records nothing", async () => {
+      sandbox.injectFault({
+        type: "status",
+        status: 503,
+        count: 2,
+        path: "/order/start",
+      })
+      const before = sandbox.transactions().length
+      const first = await post()
+      expect(first.status).toBe(503)
+      expect(first.headers["content-type"]).toContain("text/html")
+      expect((await post()).status).toBe(503)
+      expect(sandbox.transactions().length).toBe(before)
+      expect((await post()).status).toBe(303)
+      expect(sandbox.transactions().length).toBe(before + 1)
+    })
+
+    it("holds the request before processing it", async () => {
+      sandbox.injectFault({ type: "delay", ms: 200, path: "/order/start" })
+      const started = Date.now()
+      expect((await post()).status).toBe(303)
+      expect(Date.now() - started).toBeGreaterThanOrEqual(190)
+    })
+
+    it("cuts the connection before processing: no record, no callback", async () => {
+      sandbox.injectFault({ type: "destroy", path: "/order/start" })
+      const before = {
+        records: sandbox.transactions().length,
+        callbacks: sandbox.callbacks().length,
+      }
+      await expect(post()).rejects.toThrow()
+      await new Promise((resolve) => setTimeout(resolve, 100))
+      expect(sandbox.transactions().length).toBe(before.records)
+      expect(sandbox.callbacks().length).toBe(before.callbacks)
+    })
+  })
 })

@@ -1,0 +1,358 @@
+/**
+ * `npm run bench:soak`: a bounded soak (issue 33). Two Medusa instances on
+ * one PostgreSQL and one Redis behind the round-robin proxy, the sandbox,
+ * shoppers arriving at a steady rate with a mix of cards and ways to pay
+ * (soak-shoppers.ts), and faults at random through the run, each logged with
+ * its time (soak-faults.ts, soak-inject.ts). The invariants on money are
+ * checked during the run and after a final sweep against the sandbox's
+ * records and the database (soak-invariants.ts); any breach is printed with
+ * the payment's whole history (soak-facts.ts). A benchmark, not a test.
+ *
+ *   npm run bench:soak -- [--checkouts N] [--rate R] [--max-shoppers M] [--fault-every S] [--kinds k1,k2]
+ *                          [--no-faults] [--seed N] [--time-cap MIN] [--check-every S] [--settle-age S]
+ *                          [--review-after S]
+ *
+ * --checkouts: shoppers in all (default 300). --rate: shoppers arriving per
+ * minute (default 120); at most --max-shoppers (default 30) at once, later
+ * arrivals wait. --fault-every: mean seconds between faults (default 60);
+ * --kinds: only these (FAULT_KINDS); --no-faults: none. --seed: the faults'
+ * and the mix's random seed (default from the clock; printed). --time-cap:
+ * minutes after which no shopper starts (default 180). --check-every:
+ * seconds between the checks during the run (default 120), which judge
+ * approvals and carts older than --settle-age seconds (default 600).
+ * --review-after: seconds after which the service concludes a review (the
+ * sandbox's reviewAfterMs, default 60): an order on hold gets its verdict.
+ * docs/benchmarks.md, "The soak", describes the run and its report.
+ */
+import fs from "node:fs"
+import os from "node:os"
+import path from "node:path"
+import { parseArgs } from "node:util"
+import { positiveNumber, positiveWhole } from "./lib/cli-numbers"
+import { startCluster } from "./lib/load-cluster"
+import { percentile } from "./lib/load-goals"
+import { storeOwner, type AdminAction } from "./lib/soak-admin"
+import { attemptFacts, deliveredTransactions, historyOf, serviceRecords, storeFacts } from "./lib/soak-facts"
+import { FAULT_KINDS, faultCosts, planFaults, seededRandom, type FaultKind } from "./lib/soak-faults"
+import { FaultInjector } from "./lib/soak-inject"
+import { checkInvariants, INVARIANTS, type Breach } from "./lib/soak-invariants"
+import { DEFAULT_MIX, pickScenario, SCENARIOS, soakShopper, type SoakCheckout } from "./lib/soak-shoppers"
+
+type Options = {
+  checkouts: number
+  rate: number
+  maxShoppers: number
+  faultEveryMs: number
+  kinds: FaultKind[]
+  seed: number
+  timeCapMs: number
+  checkEveryMs: number
+  settleAgeMs: number
+  reviewAfterMs: number
+}
+
+function parseOptions(argv: string[]): Options {
+  const { values } = parseArgs({
+    args: argv,
+    strict: true,
+    options: {
+      checkouts: { type: "string" },
+      rate: { type: "string" },
+      "max-shoppers": { type: "string" },
+      "fault-every": { type: "string" },
+      kinds: { type: "string" },
+      "no-faults": { type: "boolean" },
+      seed: { type: "string" },
+      "time-cap": { type: "string" },
+      "check-every": { type: "string" },
+      "settle-age": { type: "string" },
+      "review-after": { type: "string" },
+    },
+  })
+  const number = (name: keyof typeof values, fallback: number, scale = 1) => {
+    const text = values[name]
+    return typeof text === "string" ? positiveNumber(name, text) * scale : fallback
+  }
+  const whole = (name: keyof typeof values, fallback: number) => {
+    const text = values[name]
+    return typeof text === "string" ? positiveWhole(name, text) : fallback
+  }
+  let kinds: FaultKind[] = values["no-faults"] ? [] : [...FAULT_KINDS]
+  if (values.kinds) {
+    const asked = values.kinds.split(",")
+    const unknown = asked.filter((k) => !(FAULT_KINDS as readonly string[]).includes(k))
+    if (unknown.length) throw new Error(`--kinds: unknown ${unknown.join(", ")}; known: ${FAULT_KINDS.join(", ")}`)
+    kinds = asked as FaultKind[]
+  }
+  return {
+    checkouts: whole("checkouts", 300),
+    rate: number("rate", 120),
+    maxShoppers: whole("max-shoppers", 30),
+    faultEveryMs: number("fault-every", 60_000, 1000),
+    kinds,
+    seed: whole("seed", Date.now() % 1_000_000),
+    timeCapMs: number("time-cap", 180 * 60_000, 60_000),
+    checkEveryMs: number("check-every", 120_000, 1000),
+    settleAgeMs: number("settle-age", 600_000, 1000),
+    reviewAfterMs: number("review-after", 60_000, 1000),
+  }
+}
+
+const log = (line: string) => process.stderr.write(`[bench:soak ${new Date().toISOString().slice(11, 19)}] ${line}\n`)
+const sleep = (ms: number) => new Promise((resolve) => setTimeout(resolve, ms))
+
+/**
+ * The sweep flags an attempt nobody reported as "outcome unknown" once this
+ * grace has passed (the option's default is 15 minutes): short, so the final
+ * sweep of a run can show each one.
+ */
+const GRACE_MS = 120_000
+/** Share of the orders the store owner refunds twice at once or cancels while the run goes on. */
+const ADMIN_SHARE = { "refund-twice": 0.03, cancel: 0.02 }
+
+async function main() {
+  const options = parseOptions(process.argv.slice(2))
+  process.env.CARD_SERVICE_RECONCILE_GRACE_MS = String(GRACE_MS)
+  const random = seededRandom(options.seed)
+  const booted = Date.now()
+  const cluster = await startCluster({
+    log,
+    stock: 3 * options.checkouts + 100,
+    variants: options.maxShoppers,
+    // A Redis restart keeps what Redis held, as a production Redis with an
+    // append-only file does; one that came back empty would also drop
+    // Medusa's job schedules, the sweep's among them (docs/benchmarks.md).
+    persistentRedis: true,
+  })
+  const stop = async () => {
+    log("stopping")
+    await cluster.stop()
+  }
+  process.once("SIGINT", () => stop().then(() => process.exit(130)))
+  // Every review (480) concludes with its card's plan that long after its result (issue 31).
+  cluster.sandbox.reviewAfterMs = options.reviewAfterMs
+  const startedAt = Date.now()
+  log(`ready in ${((startedAt - booted) / 1000).toFixed(0)} s; logs in ${cluster.logDir}; seed ${options.seed}`)
+  const faults = new FaultInjector(cluster, log, startedAt)
+  const owner = storeOwner(cluster)
+  const shopOnce = soakShopper(cluster, faults, random)
+  const checkouts: SoakCheckout[] = []
+  const adminLog: string[] = []
+  /** Breaches the checks during the run found (each printed once, with its history when found). */
+  const during = new Map<string, Breach>()
+  const keyOf = (b: Breach) => `${b.invariant}|${b.transactionId ?? ""}|${b.cartId ?? ""}|${b.orderId ?? ""}`
+  let checks = 0
+  let started = 0
+
+  const check = async (settledBefore: number) => {
+    checks++
+    const result = checkInvariants(
+      serviceRecords(cluster),
+      await storeFacts(cluster, settledBefore),
+      attemptFacts(checkouts),
+      deliveredTransactions(cluster),
+      { settledBefore }
+    )
+    for (const breach of result.breaches) {
+      if (during.has(keyOf(breach))) continue
+      if (Number.isFinite(settledBefore)) during.set(keyOf(breach), breach)
+      const title = `BREACH: ${breach.invariant}: ${breach.detail}`
+      process.stdout.write((await historyOf(cluster, { ...breach, title }, checkouts, faults.applied)).join("\n") + "\n")
+    }
+    return result
+  }
+
+  try {
+    // Faults, at their planned times, while shoppers arrive.
+    const plan = planFaults({ seed: options.seed, untilMs: options.timeCapMs, meanGapMs: options.faultEveryMs, kinds: options.kinds })
+    let arriving = true
+    const faultLoop = (async () => {
+      for (const planned of plan) {
+        while (arriving && Date.now() < startedAt + planned.atMs) await sleep(250)
+        if (!arriving) return
+        faults.apply(planned)
+      }
+    })()
+    const checkLoop = (async () => {
+      while (arriving) {
+        await sleep(options.checkEveryMs)
+        if (arriving) await check(Date.now() - options.settleAgeMs).catch((e: Error) => log(`check failed: ${e.message}`))
+      }
+    })()
+    const progress = setInterval(() => {
+      const done = checkouts.filter((c) => c.endedAt).length
+      log(
+        `${started} started, ${done} done, ${checkouts.filter((c) => c.outcome === "order").length} orders, ` +
+          `${faults.applied.length} faults, ${during.size} breaches, load ${os.loadavg()[0].toFixed(1)}`
+      )
+    }, 60_000)
+
+    // Shoppers at a steady rate, at most maxShoppers at once.
+    const inFlight = new Set<Promise<void>>()
+    const gapMs = 60_000 / options.rate
+    for (let n = 0; n < options.checkouts && Date.now() < startedAt + options.timeCapMs; n++) {
+      const due = startedAt + n * gapMs
+      while (Date.now() < due || inFlight.size >= options.maxShoppers) {
+        await Promise.race([sleep(Math.max(10, due - Date.now())), ...inFlight])
+      }
+      started++
+      const scenario = pickScenario(DEFAULT_MIX, random)
+      const admin: AdminAction | null =
+        random() < ADMIN_SHARE["refund-twice"] ? "refund-twice" : random() < ADMIN_SHARE.cancel ? "cancel" : null
+      const shopper = shopOnce(scenario).then(async (checkout) => {
+        checkouts.push(checkout)
+        if (admin && checkout.outcome === "order" && checkout.cartId) {
+          adminLog.push(`${admin}: ${await owner.act(checkout.cartId, admin).catch((e: Error) => `failed: ${e.message}`)}`)
+        }
+      })
+      inFlight.add(shopper)
+      void shopper.finally(() => inFlight.delete(shopper))
+    }
+    const arrivalsEnded = Date.now()
+    log(`all shoppers started; waiting for ${inFlight.size} in flight`)
+    await Promise.all(inFlight)
+    const shoppersEnded = Date.now()
+    arriving = false
+    await faultLoop
+    await checkLoop
+    clearInterval(progress)
+    await faults.settle()
+    cluster.sandbox.clearFaults()
+    await finalSweep(cluster, owner, faults, options.reviewAfterMs)
+    const final = await check(Infinity)
+    await printSurprises(cluster, checkouts, faults)
+    report(options, checkouts, faults, { during: [...during.values()], final: final.breaches }, final.unreported, checks, adminLog, {
+      startedAt,
+      arrivalsEnded,
+      shoppersEnded,
+    })
+  } finally {
+    await stop()
+  }
+}
+
+/**
+ * After the last shopper: every delayed callback delivered, the grace for
+ * unreported attempts over, then sweeps on both instances until a pass on
+ * each takes no action.
+ */
+async function finalSweep(
+  cluster: Awaited<ReturnType<typeof startCluster>>,
+  owner: ReturnType<typeof storeOwner>,
+  faults: FaultInjector,
+  reviewAfterMs: number
+) {
+  // A review's verdict goes out reviewAfterMs after its result, with that result's callback knobs.
+  const lastCallback = faults.lastDelayedCallbackAt() + reviewAfterMs + 30_000
+  const until = Math.max(lastCallback, Date.now() + Math.max(GRACE_MS, reviewAfterMs) + 5_000)
+  log(`final sweep after ${Math.round((until - Date.now()) / 1000)} s (late callbacks, reviews' verdicts, the grace for unreported attempts)`)
+  let deliveries = -1
+  while (Date.now() < until || cluster.sandbox.callbacks().length !== deliveries) {
+    deliveries = cluster.sandbox.callbacks().length
+    await sleep(5_000)
+  }
+  // Until a pass in which both instances swept and took no action, twice:
+  // a sweep that finds another running, or backs off after the service
+  // failed, answers ran: false and is asked again.
+  for (let pass = 1, quiet = 0; pass <= 20 && quiet < 2; pass++) {
+    let actions = 0
+    for (const instance of cluster.instances) {
+      for (let tries = 1; ; tries++) {
+        const swept = await owner.sweep(instance.url).catch((e: Error) => ({ ran: false, actions: 0, serviceDown: false, error: e.message }))
+        log(`sweep ${pass} on ${instance.name}: ${JSON.stringify(swept)}`)
+        if (swept.ran || tries >= 30) {
+          actions += swept.ran ? swept.actions : 1
+          break
+        }
+        await sleep(10_000)
+      }
+    }
+    quiet = actions === 0 ? quiet + 1 : 0
+  }
+}
+
+function report(
+  options: Options,
+  checkouts: SoakCheckout[],
+  faults: FaultInjector,
+  breaches: { during: Breach[]; final: Breach[] },
+  unreported: string[],
+  checks: number,
+  adminLog: string[],
+  times: { startedAt: number; arrivalsEnded: number; shoppersEnded: number }
+) {
+  const minutes = (times.shoppersEnded - times.startedAt) / 60_000
+  const orders = checkouts.filter((c) => c.outcome === "order")
+  const timed = orders.filter((c) => c.startedAt && c.endedAt).map((c) => ({ startedAt: c.startedAt!, endedAt: c.endedAt!, ms: c.endedAt! - c.startedAt! }))
+  const ms = timed.map((c) => c.ms)
+  const f = (v: number) => (Number.isFinite(v) ? v.toFixed(0) : "-")
+  const lines = [
+    "",
+    `soak: ${checkouts.length} checkouts in ${minutes.toFixed(1)} min (arrivals over ${((times.arrivalsEnded - times.startedAt) / 60_000).toFixed(1)} min), seed ${options.seed}`,
+    `  checkouts per minute: ${(checkouts.length / minutes).toFixed(1)} (orders ${(orders.length / minutes).toFixed(1)})`,
+    `  checkout time, form post to the order the shopper saw (${ms.length} orders of returning shoppers): p50 ${f(percentile(ms, 0.5))} ms, p95 ${f(percentile(ms, 0.95))} ms, p99 ${f(percentile(ms, 0.99))} ms`,
+    "  by scenario (outcome the shopper saw; expected in brackets):",
+    ...SCENARIOS.map((scenario) => {
+      const mine = checkouts.filter((c) => c.scenario === scenario)
+      const counts = ["order", "failed", "pending", "left", "error"].map((o) => `${o} ${mine.filter((c) => c.outcome === o).length}`)
+      return (
+        `    ${scenario.padEnd(15)} ${String(mine.length).padStart(6)}: ${counts.join(", ")} [${mine[0]?.expected ?? "-"}]; ` +
+        `form posts the service failed ${mine.reduce((s, c) => s + c.serviceErrors, 0)}, store calls made again ${mine.reduce((s, c) => s + c.storeErrors, 0)}`
+      )
+    }),
+    ...[...new Set(checkouts.filter((c) => c.error).map((c) => c.error!))].slice(0, 5).map((e) => `    error: ${e}`),
+  ]
+  const costs = faultCosts(timed, faults.applied)
+  lines.push(
+    `  faults (${faults.applied.length}), each kind's cost in latency: the checkouts whose time overlapped its faults against those it did not touch ` +
+      `(the ${costs.baseline.n} checkouts no fault touched: p50 ${f(costs.baseline.p50)} ms, p95 ${f(costs.baseline.p95)} ms):`,
+    ...costs.kinds.map(
+      (k) =>
+        `    ${k.kind.padEnd(21)} ${String(k.faults).padStart(3)} faults, ${String(k.touched).padStart(5)} checkouts touched: ` +
+          `p50 ${f(k.p50)} ms (+${f(k.p50Cost)}), p95 ${f(k.p95)} ms (+${f(k.p95Cost)})`
+    ),
+    `  invariants, breaches found by the ${checks - 1} checks during the run / after the final sweep:`,
+    ...INVARIANTS.map(
+      (name) =>
+        `    ${name}: ${breaches.during.filter((b) => b.invariant === name).length} / ${breaches.final.filter((b) => b.invariant === name).length}`
+    ),
+    `  approvals nobody reported (every callback lost, the shopper never back; the interface has no search by reference), each shown to the store owner as "outcome unknown": ${unreported.length}`,
+    `  store owner during the run: ${summarize(adminLog)}`
+  )
+  process.stdout.write(lines.join("\n") + "\n")
+  const file = path.join(process.cwd(), ".soak-runs", `soak-${new Date(times.startedAt).toISOString().replace(/[:.]/g, "-")}.json`)
+  fs.mkdirSync(path.dirname(file), { recursive: true })
+  fs.writeFileSync(file, JSON.stringify({ options, faults: faults.applied, checkouts, breaches, unreported }, null, 1))
+  log(`faults and checkouts written to ${file}`)
+}
+
+/** Shopper surprises worth a look (not breaches: the money is judged by the invariants). */
+const SURPRISES_SHOWN = 20
+
+/**
+ * The history of each checkout that paid and saw another outcome than its
+ * scenario leads to when nothing goes wrong (a fault may explain it; the
+ * history says which).
+ */
+async function printSurprises(cluster: Awaited<ReturnType<typeof startCluster>>, checkouts: SoakCheckout[], faults: FaultInjector) {
+  const surprises = checkouts.filter((c) => c.attempts.length && c.outcome !== c.expected)
+  for (const checkout of surprises.slice(0, SURPRISES_SHOWN)) {
+    const title = `SURPRISE: ${checkout.scenario} saw ${checkout.outcome}, expected ${checkout.expected}`
+    process.stdout.write((await historyOf(cluster, { title, cartId: checkout.cartId }, checkouts, faults.applied)).join("\n") + "\n")
+  }
+  if (surprises.length > SURPRISES_SHOWN) process.stdout.write(`... and ${surprises.length - SURPRISES_SHOWN} more surprises\n`)
+}
+
+function summarize(entries: string[]): string {
+  const counts = new Map<string, number>()
+  for (const entry of entries) counts.set(entry, (counts.get(entry) ?? 0) + 1)
+  return [...counts].map(([entry, n]) => `${entry} x${n}`).join("; ") || "nothing"
+}
+
+main().then(
+  () => process.exit(0),
+  (error) => {
+    console.error(error)
+    process.exit(1)
+  }
+)
