@@ -140,7 +140,8 @@ async function main() {
   const adminLog: string[] = []
   /** Breaches the checks during the run found (each printed once, with its history when found). */
   const during = new Map<string, Breach>()
-  const keyOf = (b: Breach) => `${b.invariant}|${b.transactionId ?? ""}|${b.cartId ?? ""}|${b.orderId ?? ""}`
+  // A breach is about its transaction when it names one (its cart is known only once the shopper is done).
+  const keyOf = (b: Breach) => `${b.invariant}|${b.transactionId ?? `${b.cartId ?? ""}|${b.orderId ?? ""}`}`
   let checks = 0
   let started = 0
 

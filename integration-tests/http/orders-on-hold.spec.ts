@@ -240,5 +240,47 @@ medusaIntegrationTestRunner({
       // Nothing more for the sweep to do.
       expect((await sweep(late)).actions.filter((a: any) => a.session_id === session.id)).toEqual([])
     })
+
+    describe("an order whose completion died before it placed the order on hold (bench:soak, issue 33)", () => {
+      /**
+       * What an instance killed inside Medusa's cart completion leaves for a
+       * payment under review: the order exists, but the completion never
+       * reached its authorization, which marks the session
+       * pending_authorization; the session stays pending.
+       */
+      const diedBeforeHold = async (verdict: "approve" | "reject") => {
+        const placed = await orderOnHold(verdict)
+        const pg = getContainer().resolve("__pg_connection__")
+        await pg.raw(`update payment_session set status = 'pending' where id = ?`, [placed.session.id])
+        expect((await stateOf(placed.orderId, placed.session.id)).session.status).toBe("pending")
+        return placed
+      }
+
+      it("applies the review's approval to it when the verdict's callback comes", async () => {
+        const { session, orderId, transactionId } = await diedBeforeHold("approve")
+        await sandbox().concludeReview(transactionId, "approve")
+
+        const approved = await stateOf(orderId, session.id)
+        expect(approved).toMatchObject({ status: "pending", paymentStatus: "authorized", reserved: 1 })
+        expect(approved.payments).toHaveLength(1)
+        expect(approved.session.status).toBe("authorized")
+        expect(events.map((e) => e.name)).toEqual([REVIEW_EVENTS.approved])
+        expect(successfulReversalsOf(transactionId)).toEqual([])
+      })
+
+      it("cancels it on the review's rejection when the sweep finds the verdict its lost callback never brought", async () => {
+        const { session, orderId, transactionId } = await diedBeforeHold("reject")
+        sandbox().setCallbackKnobs({ drop: true }, sandbox().transaction(transactionId)!.merchantReferenceCode)
+        await sandbox().concludeReview(transactionId)
+        expect((await stateOf(orderId, session.id)).status).toBe("pending")
+
+        // Past the dead completion's cart lock, as the sweep waits for it.
+        await sweep(new Date(Date.now() + 5 * 60_000))
+        const rejected = await stateOf(orderId, session.id)
+        expect(rejected).toMatchObject({ status: "canceled", payments: [], reserved: 0 })
+        expect(rejected.session.status).toBe("canceled")
+        expect(events.map((e) => e.name)).toEqual([REVIEW_EVENTS.rejected])
+      })
+    })
   },
 })

@@ -7,6 +7,8 @@ import type {
 } from "@medusajs/framework/types"
 import { ContainerRegistrationKeys, Modules, PaymentSessionStatus } from "@medusajs/framework/utils"
 import type { CardServiceSessionData } from "../providers/card-service/session-data"
+import { isUnderReview } from "../providers/card-service/status-mapping"
+import { sessionRowWriter } from "../reconciliation/session-notes"
 
 /**
  * Thrown when a cart's order exists without its payment and the cart is
@@ -47,13 +49,23 @@ export class OrderPaymentPending extends Error {
  * "order_gone": the cart's link named an order that does not exist, and the
  * link is gone now too (orderGone below); the caller completes the cart as
  * one without an order.
+ *
+ * "on_hold": the session's payment is under review (480) and the order is
+ * on hold, or is now: a completion that died before it placed the order on
+ * hold left the session `pending`, and it is marked `pending_authorization`
+ * as that completion's authorization would have marked it (Medusa's payment
+ * module does no more for that status); the caller applies the review's
+ * verdict (review-verdict.ts).
  */
 export async function finishOrderPayment(
   container: MedusaContainer,
-  session: Pick<PaymentSessionDTO, "id" | "payment_collection_id"> & { authorized_at?: Date | string | null },
+  session: Pick<PaymentSessionDTO, "id" | "payment_collection_id"> & {
+    authorized_at?: Date | string | null
+    status?: string
+  },
   data: CardServiceSessionData | null,
   cart: { cartId: string; orderId: string }
-): Promise<"finished" | "nothing_to_do" | "order_gone"> {
+): Promise<"finished" | "nothing_to_do" | "order_gone" | "on_hold"> {
   if (!mayLackOrderPayment(session, data)) return "nothing_to_do"
   const locking = container.resolve<ILockingModule>(Modules.LOCKING)
   let holding = false
@@ -63,7 +75,7 @@ export async function finishOrderPayment(
       async () => {
         holding = true
         if (await orderGone(container, session.payment_collection_id, cart)) return "order_gone"
-        return await finishUnderCartLock(container, session.id, cart.orderId)
+        return await finishUnderCartLock(container, session.id, cart.orderId, data)
       },
       { timeout: CART_WAIT_SECONDS }
     )
@@ -77,13 +89,27 @@ export async function finishOrderPayment(
 /**
  * Whether the order of a session's cart may lack the session's payment:
  * Medusa never authorized the session, and its data names a transaction
- * that did not fail. (Whether the cart is an order is the caller's read.)
+ * that did not fail, or one under review whose order was never placed on
+ * hold. (Whether the cart is an order is the caller's read.)
  */
 export function mayLackOrderPayment(
-  session: { authorized_at?: Date | string | null },
+  session: { authorized_at?: Date | string | null; status?: string },
   data: CardServiceSessionData | null
 ): boolean {
-  return !session.authorized_at && !!data?.transaction_id && !data.failure && data.state !== "failed"
+  if (session.authorized_at || !data?.transaction_id) return false
+  return (!data.failure && data.state !== "failed") || diedBeforeHold(session, data)
+}
+
+/**
+ * A session whose transaction is under review (480) and which Medusa's
+ * completion never marked `pending_authorization`: its order exists (the
+ * caller's read) but the completion died before it authorized the session
+ * (bench:soak, issue 33: an instance killed in the middle). Without the
+ * mark, the verdict found an order that is not on hold, and nothing applied
+ * it: an approval stayed held, a rejected order stayed open.
+ */
+function diedBeforeHold(session: { status?: string }, data: CardServiceSessionData): boolean {
+  return session.status === "pending" && data.state === "pending" && isUnderReview(data.failure?.code ?? "")
 }
 
 /**
@@ -133,8 +159,9 @@ async function orderGone(
 async function finishUnderCartLock(
   container: MedusaContainer,
   sessionId: string,
-  orderId: string
-): Promise<"finished" | "nothing_to_do"> {
+  orderId: string,
+  data: CardServiceSessionData | null
+): Promise<"finished" | "nothing_to_do" | "on_hold"> {
   const paymentModule = container.resolve<IPaymentModuleService>(Modules.PAYMENT)
   const withPayment = { relations: ["payment", "payment.captures"] }
   // Read again under the lock: the completion may have finished meanwhile.
@@ -142,6 +169,11 @@ async function finishUnderCartLock(
   if (current.authorized_at) {
     await recordCaptures(container, current, orderId)
     return "nothing_to_do"
+  }
+  if (current.status === PaymentSessionStatus.PENDING_AUTHORIZATION) return "on_hold"
+  if (data && diedBeforeHold(current, data)) {
+    await sessionRowWriter(paymentModule).update({ id: sessionId, status: PaymentSessionStatus.PENDING_AUTHORIZATION })
+    return "on_hold"
   }
   await paymentModule.authorizePaymentSession(sessionId, {})
   const authorized = await paymentModule.retrievePaymentSession(sessionId, withPayment)

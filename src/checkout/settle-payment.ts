@@ -93,18 +93,20 @@ async function settleSession(
   const data = provider.verifySession(session.data, session.id)
   if (orderId && cartId) {
     const released = await releaseLateApproval(provider, data, session, hint)
+    // The order may have been made by a completion that died before it
+    // recorded the payment or placed the order on hold, or be gone with only
+    // its links left (order-payment.ts): then the cart is settled as one
+    // without an order.
+    const finished =
+      session.status === "pending_authorization" ? "on_hold" : await finishOrderPayment(container, session, data, { cartId, orderId })
     // The order is on hold for a review: the service's record says whether
     // the verdict is in (review-verdict.ts). No settled mark is written for
     // it: the verdict's callback names the same transaction and must reach
     // this path, not be answered from the mark.
-    if (session.status === "pending_authorization" && data?.transaction_id) {
+    if (finished === "on_hold" && data?.transaction_id) {
       const outcome = await settleReview(container, { session, provider, data, cartId, orderId, now: hint.at })
       return released && outcome.kind === "order" ? { ...outcome, secondPaymentReleased: true } : outcome
     }
-    // The order may have been made by a completion that died before it
-    // recorded the payment, or be gone with only its links left
-    // (order-payment.ts): then the cart is settled as one without an order.
-    const finished = await finishOrderPayment(container, session, data, { cartId, orderId })
     if (finished !== "order_gone") {
       if (data?.transaction_id) {
         await writeSettledMark(container, session.id, { transactionId: data.transaction_id, orderId, cartId, locale })
@@ -207,8 +209,9 @@ async function completeCart(
         cartId,
         orderId,
       })
-      // Gone, its links dismissed: the next delivery completes the cart anew.
-      if (recorded === "order_gone") throw error
+      // Gone, its links dismissed: the next delivery completes the cart anew;
+      // on hold: the next delivery applies the review's verdict.
+      if (recorded === "order_gone" || recorded === "on_hold") throw error
       return { kind: "order", orderId, cartId, ...(recorded === "finished" ? { paymentRecorded: true } : {}) }
     }
     const data = session.data as Partial<CardServiceSessionData>
