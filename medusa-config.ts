@@ -113,6 +113,9 @@ export default defineConfig({
     // A store that lists the published plugin under `plugins` gets this
     // module registered by Medusa; this dev store loads the plugin from src.
     { resolve: "./src/modules/card-service-settings" },
+    // The plugin's events behind the admin's "Payments at a glance"
+    // (src/modules/card-service-activity), registered the same way.
+    { resolve: "./src/modules/card-service-activity" },
     ...redisModules,
   ],
 })

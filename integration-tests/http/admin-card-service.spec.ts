@@ -268,6 +268,25 @@ medusaIntegrationTestRunner({
         })
       })
 
+      it("says the service has no record when retrieve finds none, and infers no void from it (issue 32)", async () => {
+        const { payment } = await capturedAndRefunded()
+        env.sandbox().reset()
+
+        const { status, data } = await transactionsOf(payment.id)
+
+        expect(status).toBe(200)
+        expect(data.transactions.map((r: any) => [r.operation, r.no_record])).toEqual([
+          ["authorization", true],
+          ["capture", true],
+          ["refund", true],
+        ])
+        expect(data.payment.service).toBeNull()
+        expect(data.payment.notes).toEqual([
+          expect.stringMatching(/^The service has no record of 3 of this payment's transactions.*does not mean a capture was voided/),
+        ])
+        expect(JSON.stringify(data.payment.notes)).not.toMatch(/taken 0|was voided at the service/)
+      })
+
       it("answers 404 for an unknown payment", async () => {
         const response = await call(transactionsOf("pay_does_not_exist"))
         expect(response.status).toBe(404)

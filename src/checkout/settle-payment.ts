@@ -11,6 +11,7 @@ import { ordersOnHoldSupported } from "../providers/card-service/orders-on-hold"
 import type { CardServiceSessionData } from "../providers/card-service/session-data"
 import type CardServiceProviderService from "../providers/card-service/service"
 import { isUnderReview } from "../providers/card-service/status-mapping"
+import { traceSettlement } from "../observability/settlement-telemetry"
 import { releaseLateApproval, releaseOrphan, releaseRefusedApproval } from "./approval-release"
 import { attachToSession, attachTransaction } from "./attach-transaction"
 import { cartOfSession } from "./cart-of-session"
@@ -53,10 +54,11 @@ export async function settleUnderLock(
   hint: SettleHint
 ): Promise<SettleOutcome> {
   const locking = container.resolve<ILockingModule>(Modules.LOCKING)
-  return await locking.execute(
-    `card-service:settle:${sessionId}`,
-    () => settle(container, sessionId, hint),
-    { timeout: LOCK_TIMEOUT_SECONDS }
+  // A card_service.settle span around the lock and the settling (#32).
+  return await traceSettlement(hint.source, () =>
+    locking.execute(`card-service:settle:${sessionId}`, () => settle(container, sessionId, hint), {
+      timeout: LOCK_TIMEOUT_SECONDS,
+    })
   )
 }
 

@@ -5,6 +5,7 @@ import type {
 } from "@medusajs/framework/types"
 import { ContainerRegistrationKeys, Modules } from "@medusajs/framework/utils"
 import { randomUUID } from "node:crypto"
+import { traceSweep } from "../observability/sweep-telemetry"
 import {
   sweepCardServicePayments,
   type SweepResult,
@@ -84,7 +85,7 @@ export async function runReconcileSweep(
     return null
   }
   try {
-    const result = await sweepCardServicePayments(container)
+    const result = await traceSweep(() => sweepCardServicePayments(container))
     if (result.serviceDown) {
       failures += 1
       const wait = Math.min(

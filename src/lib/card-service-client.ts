@@ -17,6 +17,7 @@ import { VerificationCodeCache } from "./verification-code-cache"
 import type { OperationResult, TransactionRecord } from "./wire-schemas"
 
 export type { CardServiceClientOptions, CardServiceLogger }
+export type { ServiceCallObserver, ServiceCallReport } from "./call-report"
 export type { FollowOnInput, VoidInput }
 export type { OperationResult, TransactionRecord }
 

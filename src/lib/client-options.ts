@@ -1,5 +1,6 @@
 import type { Dispatcher } from "undici"
 import { z } from "zod"
+import type { ServiceCallObserver } from "./call-report"
 import { CardServiceError } from "./card-service-error"
 import { describeIssues } from "./wire-schemas"
 
@@ -49,6 +50,12 @@ export type CardServiceClientOptions = {
   /** Maximum sockets of the client's own Pool. Default 32. */
   connections?: number
   logger?: CardServiceLogger
+  /**
+   * Called once after each call to the service with what it came to
+   * (operation, HTTP status, verdict, attempts, duration; call-report.ts):
+   * the hook for metrics and traces. Never given a secret or card data.
+   */
+  observer?: ServiceCallObserver
 }
 
 /** The options with every default filled in and the base URL taken apart. */
@@ -65,6 +72,7 @@ export type ClientConfig = {
   dispatcher?: Dispatcher
   connections: number
   logger?: CardServiceLogger
+  observer?: ServiceCallObserver
 }
 
 const DEFAULTS = {
@@ -119,5 +127,6 @@ export function resolveClientOptions(
     dispatcher: options.dispatcher,
     connections: options.connections ?? DEFAULTS.connections,
     logger: options.logger,
+    observer: options.observer,
   }
 }

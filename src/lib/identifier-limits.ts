@@ -31,6 +31,9 @@ export const PAYMENT_SESSION_ID = /^payses_[0-9A-Za-z_]{1,64}$/
 /** Medusa's payment ids: `pay_` and a ULID (and `_`, as above). */
 export const PAYMENT_ID = /^pay_[0-9A-Za-z_]{1,64}$/
 
+/** A Medusa order id (order_ and a ULID). */
+export const ORDER_ID = /^order_[0-9A-Za-z]{1,64}$/
+
 /**
  * Any other text field of a result the service posts or the browser brings
  * back (the 3DS fields of 2.5, `decision`): the longest, cavv, is 28

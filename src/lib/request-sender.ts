@@ -1,5 +1,6 @@
 import { performance } from "node:perf_hooks"
 import { Pool, type Dispatcher } from "undici"
+import { callReport, type CallTally } from "./call-report"
 import { CardServiceError } from "./card-service-error"
 import {
   operationPaths,
@@ -99,6 +100,35 @@ export class RequestSender {
     transactionId?: string,
     attempts: number = this.config_.retry.attempts
   ): Promise<Result> {
+    const observer = this.config_.observer
+    if (!observer) return this.sendOnce_(operation, body, transactionId, attempts)
+    const tally: CallTally = { attempts: 0 }
+    const startedAt = performance.timeOrigin + performance.now()
+    const started = performance.now()
+    let outcome: { result: unknown } | { error: unknown }
+    try {
+      const result = await this.sendOnce_(operation, body, transactionId, attempts, tally)
+      outcome = { result }
+      return result
+    } catch (error) {
+      outcome = { error }
+      throw error
+    } finally {
+      try {
+        observer(callReport(operation.name, tally, startedAt, performance.now() - started, outcome!))
+      } catch {
+        // An observer's failure never becomes the call's (call-report.ts).
+      }
+    }
+  }
+
+  private async sendOnce_<Result>(
+    operation: CardServiceOperation<Result>,
+    body: string | undefined,
+    transactionId: string | undefined,
+    attempts: number,
+    tally?: CallTally
+  ): Promise<Result> {
     const base = this.paths_[operation.name]
     const path =
       transactionId === undefined
@@ -109,13 +139,13 @@ export class RequestSender {
       // The cached code is read synchronously: the common path costs no extra await.
       const code = this.codes_.current ?? (await this.codeFor_(operation.name))
       const headers = this.headersFor_(code)
-      response = await this.transmit_(operation, path, headers, body, attempts)
+      response = await this.transmit_(operation, path, headers, body, attempts, tally)
       if (response.status === 401) {
-        response = await this.replay_(operation, path, body, attempts, code)
+        response = await this.replay_(operation, path, body, attempts, code, tally)
       }
     } else {
       const headers = this.credentialHeaders_
-      response = await this.transmit_(operation, path, headers, body, attempts)
+      response = await this.transmit_(operation, path, headers, body, attempts, tally)
     }
     if (operation.answer === "verdict") {
       // A verdict operation's result type is the 2.5 OperationResult.
@@ -142,7 +172,8 @@ export class RequestSender {
     path: string,
     body: string | undefined,
     attempts: number,
-    stale: string
+    stale: string,
+    tally?: CallTally
   ): Promise<WireResponse> {
     this.logger_?.info(
       // Stryker disable next-line StringLiteral: log wording only, no behaviour
@@ -155,7 +186,8 @@ export class RequestSender {
       path,
       headers,
       body,
-      attempts
+      attempts,
+      tally
     )
     if (second.status !== 401) {
       return second
@@ -200,7 +232,8 @@ export class RequestSender {
     path: string,
     headers: Readonly<Record<string, string>>,
     body: string | undefined,
-    attempts: number
+    attempts: number,
+    tally?: CallTally
   ): Promise<WireResponse> {
     for (let attempt = 1; ; attempt++) {
       const exchange = await this.exchange_(
@@ -209,6 +242,10 @@ export class RequestSender {
         headers,
         body
       )
+      if (tally) {
+        tally.attempts += 1
+        tally.httpStatus = exchange.ok ? exchange.response.status : undefined
+      }
       if (!operation.retrySafe) {
         if (exchange.ok) return exchange.response
         throw transportError(operation, exchange.failure, attempt)

@@ -1,75 +1,61 @@
-import { ChildProcess, spawn } from "node:child_process"
-import fs from "node:fs"
 import http from "node:http"
-import os from "node:os"
 import path from "node:path"
-import { Browser, Page } from "playwright-core"
+import { Browser } from "playwright-core"
 import {
+  adminCall,
   adminPost,
   adminToken,
   cardServicePayment,
   logIn,
 } from "../helpers/admin-http"
+import {
+  buyWithChallengeCard,
+  eventually,
+  sandboxFault,
+  SHOTS,
+  startDemo,
+} from "../helpers/admin-demo"
 import { launchChromium } from "../helpers/chromium"
 import { wcagCheck } from "../helpers/axe"
-import { exited, freePorts, readyLine, Ready, signalGroup } from "../helpers/demo-process"
+import type { Ready } from "../helpers/demo-process"
 
 /**
  * The admin screens in the dashboard of a running store (`npm run demo`):
  * a store owner logs in, reads Settings > Card service and tests the
  * connection, then opens an order paid with the card service, reads the
- * service's transactions and voids a pending refund. Screenshots of both
- * screens go to test-results/ (git-ignored). A first demo run (migrations,
- * seeding, admin build) in a fresh data folder takes a few minutes.
+ * service's transactions and voids a pending refund; reads "Payments at a
+ * glance" after paying; and edits the settings. Screenshots go to
+ * test-results/ (git-ignored). A first demo run (migrations, seeding, admin
+ * build) in a fresh data folder takes a few minutes.
  */
 jest.setTimeout(12 * 60_000)
 
-const ROOT = path.resolve(__dirname, "..", "..")
-const SHOTS = path.join(ROOT, "test-results")
-
 describe("admin screens of the card service", () => {
-  let demo: ChildProcess | undefined
-  let dataDir: string
-  let output = ""
   let browser: Browser | undefined
   let ready: Ready
+  let stopDemo: (() => Promise<void>) | undefined
 
   beforeAll(async () => {
-    dataDir = fs.mkdtempSync(path.join(os.tmpdir(), "card-service-admin-"))
-    // As root the demo's PostgreSQL runs as another user, who must pass through.
-    fs.chmodSync(dataDir, 0o711)
-    fs.mkdirSync(SHOTS, { recursive: true })
-    const [backendPort, storefrontPort, sandboxPort] = await freePorts(3)
-    const env: NodeJS.ProcessEnv = {
-      ...process.env,
-      DEMO_DATA_DIR: dataDir,
-      DEMO_BACKEND_PORT: String(backendPort),
-      DEMO_STOREFRONT_PORT: String(storefrontPort),
-      DEMO_SANDBOX_PORT: String(sandboxPort),
-    }
-    delete env.NODE_OPTIONS
-    // Its own process group, so that stopping it reaches every child.
-    demo = spawn("npm", ["run", "demo"], {
-      cwd: ROOT,
-      env,
-      detached: true,
-      stdio: ["ignore", "pipe", "pipe"],
-    })
-    demo.stdout!.on("data", (chunk) => (output += chunk))
-    demo.stderr!.on("data", (chunk) => (output += chunk))
-    ready = await readyLine(demo, () => output, 8 * 60_000)
-
+    const demo = await startDemo()
+    ready = demo.ready
+    stopDemo = demo.stop
     browser = await launchChromium()
   })
 
   afterAll(async () => {
     await browser?.close()
-    if (demo?.pid && demo.exitCode === null && demo.signalCode === null) {
-      signalGroup(demo.pid, "SIGINT")
-      await exited(demo, 60_000).catch(() => signalGroup(demo!.pid!, "SIGKILL"))
-    }
-    fs.rmSync(dataDir, { recursive: true, force: true })
+    await stopDemo?.()
   })
+
+  /** A logged-in page on Settings > Card service, with its form loaded. */
+  async function settingsForm() {
+    const page = await browser!.newPage({ viewport: { width: 1440, height: 1000 } })
+    await logIn(page, ready)
+    await page.goto(`${ready.admin}/settings/card-service`)
+    const form = page.getByTestId("card-service-settings-form")
+    await form.waitFor({ timeout: 60_000 })
+    return { page, form }
+  }
 
   it("refuses a cross-site auto-submitting form that rides the admin's session cookie", async () => {
     const context = await browser!.newContext()
@@ -280,7 +266,14 @@ describe("admin screens of the card service", () => {
     expect(
       await list.getByTestId("reconcile-entry").first().textContent()
     ).toContain("Action needed")
-    expect(await list.getByText(/^\d+ open$/).textContent()).not.toBe("0 open")
+    // The header counts what the list shows (issue 32: "0 open" above entries).
+    const entries = list.getByTestId("reconcile-entry")
+    const needed = await entries.filter({ hasText: "Action needed" }).count()
+    const taken = await entries.filter({ hasText: "Action taken" }).count()
+    expect(needed + taken).toBe(await entries.count())
+    expect(await list.getByTestId("card-service-attention-count").textContent()).toBe(
+      `${needed} need${needed === 1 ? "s" : ""} action` + (taken ? ` · ${taken} action${taken === 1 ? "" : "s"} taken` : "")
+    )
     const check = await wcagCheck(page, [
       "[data-testid=card-service-attention]",
     ])
@@ -298,22 +291,103 @@ describe("admin screens of the card service", () => {
     await sweep.getByText("capture confirmed").waitFor()
   })
 
-  // Last in this file: it switches the store to automatic capture.
-  it("switches capture to automatic in the admin, and the next checkout's payment is captured; refuses a wrong client secret", async () => {
-    const page = await browser!.newPage({ viewport: { width: 1440, height: 1000 } })
+  it("shows Payments at a glance with the payments just made, as the figures route counts them", async () => {
+    const token = await adminToken(ready)
+    const figures = async () => (await adminCall(ready, token, "GET", "/admin/card-service/figures")).windows
+    const before = await figures()
+    // One payment session: declined first (203), then paid after a 3DS challenge.
+    const shopper = await browser!.newPage()
+    await buyWithChallengeCard(shopper, ready, { declineFirst: true })
+    await shopper.close()
+
+    const page = await browser!.newPage({ viewport: { width: 1440, height: 1200 } })
     await logIn(page, ready)
     await page.goto(`${ready.admin}/settings/card-service`)
-    const form = page.getByTestId("card-service-settings-form")
-    await form.waitFor({ timeout: 60_000 })
-    await form.getByText("From medusa-config.ts").first().waitFor()
+    const panel = page.getByTestId("card-service-glance")
+    await panel.waitFor({ timeout: 60_000 })
+    const cell = (row: string, window: "24h" | "7d") =>
+      panel.getByTestId(`glance-${row}`).locator(`td[data-window="${window}"]`)
+    const number = async (row: string, window: "24h" | "7d") =>
+      Number(((await cell(row, window).textContent()) ?? "").match(/^\d+/)?.[0])
+    await eventually(async () => {
+      if ((await number("approved", "24h")) === before[0].approved + 1) return true
+      await panel.getByRole("button", { name: "Refresh" }).click()
+      return false
+    }, 30_000)
+    const after = await figures()
 
+    // What this test paid, in both windows.
+    for (const [index, window] of (["24h", "7d"] as const).entries()) {
+      expect(after[index].started - before[index].started).toBe(1)
+      expect(after[index].approved - before[index].approved).toBe(1)
+      expect(after[index].declined - before[index].declined).toBe(1)
+      expect(after[index].three_ds_failed).toBe(before[index].three_ds_failed)
+      // The panel shows what the route answers.
+      for (const [row, key] of [
+        ["started", "started"],
+        ["approved", "approved"],
+        ["declined", "declined"],
+        ["three-ds-failed", "three_ds_failed"],
+        ["under-review", "under_review"],
+        ["abandoned", "abandoned"],
+        ["callbacks-refused", "callbacks_refused"],
+        ["sweep-actions", "sweep_actions"],
+      ]) {
+        expect(await number(row, window)).toBe(after[index][key])
+      }
+      expect(await cell("declined", window).textContent()).toContain("General card decline (203)")
+      expect(await cell("approval-rate", window).textContent()).toBe(
+        `${(after[index].approval_rate * 100).toFixed([0, 1].includes(after[index].approval_rate) ? 0 : 1)}%`
+      )
+    }
+    const retrieve = panel.getByTestId("glance-latency-retrieve").locator('td[data-window="24h"]')
+    expect(await retrieve.textContent()).toMatch(/^[\d.]+ ms \/ [\d.]+ ms \(\d+ calls\)$/)
+    const check = await wcagCheck(page, ["[data-testid=card-service-glance]"])
+    expect(check.violations).toEqual([])
+    await panel.screenshot({ path: path.join(SHOTS, "admin-payments-at-a-glance.png") })
+    await page.close()
+  })
+
+  it("after a save, says which settings the admin set and lists the change in the form's words", async () => {
+    const { page, form } = await settingsForm()
+    await form.getByText("From medusa-config.ts").first().waitFor()
+    const origin = page.getByTestId("card-service-settings-origin")
+    expect(await origin.textContent()).toContain("none has been changed here")
+
+    // Left automatic for the checkout of the last test.
     await form.getByLabel("Capture").selectOption("true")
     await form.getByRole("button", { name: "Save settings" }).click()
     await form.getByTestId("card-service-settings-saved").waitFor({ timeout: 30_000 })
-    await form.getByTestId("card-service-settings-changes").getByText(
-      // From medusa-config.ts's value to the one saved here.
-      new RegExp(`${ready.adminEmail} changed autoCapture: \\(medusa-config\\.ts\\) → true`)
-    ).waitFor()
+    await form
+      .getByTestId("card-service-settings-changes")
+      .getByText(`${ready.adminEmail} changed Capture: as in medusa-config.ts → Automatic (at approval)`)
+      .waitFor()
+    expect(await origin.textContent()).toContain("Settings come from medusa-config.ts, except Capture, saved here in the admin.")
+    expect(await form.getByTestId("card-service-settings-changes").textContent()).not.toMatch(/autoCapture|→ true/)
+    await page.close()
+  })
+
+  it("puts Mode back, and says so, when the switch to live is cancelled", async () => {
+    const { page, form } = await settingsForm()
+    const mode = form.getByLabel("Mode")
+    await mode.selectOption("live")
+    await form.getByTestId("card-service-setting-unsaved").waitFor()
+    await form.getByRole("button", { name: "Save settings" }).click()
+    await page.getByRole("alertdialog").getByRole("button", { name: "Cancel" }).click()
+
+    await form.getByTestId("card-service-settings-notice").waitFor()
+    expect(await mode.inputValue()).toBe("test")
+    expect(await form.getByTestId("card-service-settings-notice").textContent()).toBe(
+      "Not switched to live: the mode stays Test. Nothing was saved."
+    )
+    expect(await form.getByTestId("card-service-setting-unsaved").count()).toBe(0)
+    expect(await page.getByText("Test mode").count()).toBeGreaterThan(0)
+    await page.close()
+  })
+
+  // Last in this file: the store captures automatically since the save above.
+  it("captures the next checkout's payment automatically; refuses a wrong client secret in one sentence", async () => {
+    const { page, form } = await settingsForm()
 
     const shopper = await browser!.newPage()
     const orderId = await buyWithChallengeCard(shopper, ready)
@@ -327,7 +401,10 @@ describe("admin screens of the card service", () => {
     await form.getByRole("button", { name: "Save settings" }).click()
     const refusal = form.getByTestId("card-service-settings-error")
     await refusal.waitFor({ timeout: 30_000 })
-    expect(await refusal.textContent()).toMatch(/refused these settings \(credentials\).*Nothing was saved/)
+    // One sentence, one status (issue 32: "[HTTP 401] ... (HTTP 400)").
+    expect(await refusal.textContent()).toBe(
+      `The card service at ${ready.sandbox} refused the client code and secret (it answered HTTP 401). Nothing was saved.`
+    )
     await page.screenshot({
       path: path.join(SHOTS, "admin-settings-form-refusal.png"),
       fullPage: true,
@@ -339,60 +416,3 @@ describe("admin screens of the card service", () => {
     await page.close()
   })
 })
-
-/** One fault for the demo's sandbox, through its loopback control endpoint. */
-async function sandboxFault(ready: Ready, fault: Record<string, unknown>) {
-  const response = await fetch(`${ready.sandbox}/_sandbox/faults`, {
-    method: "POST",
-    headers: { "Content-Type": "application/json" },
-    body: JSON.stringify(fault),
-  })
-  expect(response.status).toBe(200)
-}
-
-async function eventually(check: () => Promise<boolean>, timeoutMs = 60_000) {
-  const until = Date.now() + timeoutMs
-  while (!(await check())) {
-    if (Date.now() > until)
-      throw new Error("the sweep did not note the payment in time")
-    await new Promise((resolve) => setTimeout(resolve, 1000))
-  }
-}
-
-/** The demo storefront's path: checkout, hosted payment page, 3DS challenge passed. */
-async function buyWithChallengeCard(page: Page, ready: Ready): Promise<string> {
-  await page.goto(ready.storefront)
-  await page.getByRole("button", { name: "Buy" }).first().click()
-  await page.getByRole("button", { name: "Continue to payment" }).click()
-  await page.waitForURL(`${ready.backend}/card-service/pay/**`, {
-    timeout: 60_000,
-  })
-  // The challenge card: the path the demo's own browser test proves.
-  await page.fill("#card-number", ready.testCards.challenge)
-  await page.selectOption("#card-type", "VISA")
-  await page.selectOption("select[name=cardExpirationMonth]", "12")
-  await page.selectOption(
-    "select[name=cardExpirationYear]",
-    String(new Date().getFullYear() + 3)
-  )
-  await page.getByRole("button", { name: /^Pay / }).click()
-  await page.waitForURL(`${ready.sandbox}/3ds/challenge/**`, {
-    timeout: 60_000,
-  })
-  await page.click("#pass")
-  await page
-    .waitForURL(`${ready.storefront}/checkout/card-service?**`, {
-      timeout: 60_000,
-    })
-    .catch(async (error) => {
-      await page.screenshot({
-        path: path.join(SHOTS, "admin-checkout-failed.png"),
-        fullPage: true,
-      })
-      throw new Error(
-        `${error.message}\nstopped at ${page.url()}: ${await page.locator("body").innerText()}`
-      )
-    })
-  await page.locator("#paid").waitFor({ timeout: 60_000 })
-  return (await page.locator("#order-id").textContent())!.trim()
-}

@@ -6,6 +6,7 @@ import path from "node:path"
 import { Browser, Page } from "playwright-core"
 import { launchChromium } from "../helpers/chromium"
 import { exited, freePorts, readyLine, Ready, signalGroup } from "../helpers/demo-process"
+import { payOnHostedPage } from "../helpers/admin-demo"
 
 /**
  * `npm run demo` as a person would use it: start it, wait for its JSON line,
@@ -182,17 +183,6 @@ async function buyWithChallengeCard(page: Page, ready: Ready): Promise<string> {
   })
   expect(new URL(page.url()).searchParams.get("status")).toBe("paid")
   return (await page.locator("#order-id").textContent())!.trim()
-}
-
-async function payOnHostedPage(page: Page, cardNumber: string) {
-  await page.fill("#card-number", cardNumber)
-  await page.selectOption("#card-type", "VISA")
-  await page.selectOption("select[name=cardExpirationMonth]", "12")
-  await page.selectOption(
-    "select[name=cardExpirationYear]",
-    String(new Date().getFullYear() + 3)
-  )
-  await page.getByRole("button", { name: /^Pay / }).click()
 }
 
 /** The order as the admin sees it, through the admin API with the demo's login. */

@@ -18,11 +18,17 @@ jest.setTimeout(240_000)
  * the storefront's own pieces moved into the package (the kit-based card
  * form, the hosted-page button and the Next.js return route, which replaced
  * 289 lines an owner wrote) and 238/243 got their Needs-attention note: 478 kB
- * packed then. The ALLOWED and FORBIDDEN lists
+ * packed then. Raised to 540 kB / 1.95 MB for orders on hold (issue 31:
+ * review-verdict, the split settlement and sweep files, each with its inline
+ * source map, the order notice, the review panel, and their docs): 509 kB
+ * packed, 1.84 MB unpacked then. Raised to 580 kB / 2.1 MB for telemetry
+ * and Payments at a glance (issue 32: the observability module, the
+ * activity module and its migration, the figures route, docs/observability.md):
+ * 557 kB packed then. The ALLOWED and FORBIDDEN lists
  * are the guard against shipping another test folder; the margin is for
  * growth.
  */
-const BUDGET = { packedBytes: 490_000, unpackedBytes: 1_800_000 }
+const BUDGET = { packedBytes: 580_000, unpackedBytes: 2_100_000 }
 
 /** Everything a shipped path may be, and nothing else. */
 const ALLOWED = [

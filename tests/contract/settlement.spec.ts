@@ -130,10 +130,21 @@ describe("settlement of a reported result", () => {
     expect(s.reversals(tx)).toHaveLength(0)
   })
 
+  it("places the order on hold for a payment marked for review (480): no payment yet", async () => {
+    const s = await shop()
+    const tx = await s.pay(CARDS.review)
+    const outcome = await settle(s, callbackHint(tx))
+    expect(outcome).toEqual({ kind: "order", orderId: orders(s)[0], cartId: s.cartId, onHold: true })
+    expect(s.medusa.payments.session(s.sessionId).status).toBe("pending_authorization")
+    expect(s.medusa.payments.session(s.sessionId).authorized_at).toBeFalsy()
+    // A repeat asks the service again (the verdict may be in): no settled mark is kept for it.
+    expect(await settle(s, callbackHint(tx))).toEqual(outcome)
+    expect(orders(s)).toHaveLength(1)
+  })
+
   it.each([
     ["declined", CARDS.declined, "failed"],
     ["insufficient funds", CARDS.insufficientFunds, "failed"],
-    ["marked for review (480)", CARDS.review, "pending"],
   ])("makes no order for a %s payment", async (_name, card, kind) => {
     const s = await shop()
     const tx = await s.pay(card)
@@ -293,7 +304,6 @@ describe("settlement of a reported result", () => {
   })
 
   it.each([
-    ["under review", CARDS.review, { kind: "pending" }],
     ["declined", CARDS.declined, { kind: "failed" }],
   ])("answers a repeat of the %s result the session holds from its record, asking the service nothing", async (_name, card, kind) => {
     const s = await shop()
@@ -310,8 +320,8 @@ describe("settlement of a reported result", () => {
     const s = await shop({ email: "grace@example.com" })
     const notes = { card_service: { attempts: [s.reference()] }, store: "kept" }
     s.medusa.payments.session(s.sessionId).metadata = notes
-    const tx = await s.pay(CARDS.review)
-    expect(await settle(s, callbackHint(tx))).toMatchObject({ kind: "pending" })
+    const tx = await s.pay(CARDS.declined)
+    expect(await settle(s, callbackHint(tx))).toMatchObject({ kind: "failed" })
     const session = s.medusa.payments.session(s.sessionId)
     expect(session.data.transaction_id).toBe(tx)
     expect(session.metadata).toEqual(notes)
@@ -736,10 +746,10 @@ describe("a callback copy while another copy settles", () => {
   })
 
   it("still settles when the hint cannot be noted, and warns the store", async () => {
-    // A result under review (480) is noted for the sweep; the note's write fails.
+    // A declined result is noted for the sweep; the note's write fails.
     process.env.CARD_SERVICE_RECONCILE_SCHEDULE = "* * * * *"
     const s = await shop()
-    const tx = await s.pay(CARDS.review)
+    const tx = await s.pay(CARDS.declined)
     // Notes write the metadata column only; the attach writes data and status.
     const writeColumns = s.medusa.payments.paymentSessionService_.update
     s.medusa.payments.paymentSessionService_.update = async (columns) => {
@@ -747,7 +757,7 @@ describe("a callback copy while another copy settles", () => {
       await writeColumns(columns)
     }
     const outcome = await settleCallback(s.medusa.container as never, s.sessionId, { transactionId: tx }, s.medusa.logger)
-    expect(outcome).toEqual({ kind: "pending", cartId: s.cartId })
+    expect(outcome).toMatchObject({ kind: "failed", cartId: s.cartId })
     expect(s.medusa.payments.session(s.sessionId).data.transaction_id).toBe(tx)
     expect(s.medusa.logger.lines.some((l) => l.startsWith("warn:") && l.includes(s.sessionId))).toBe(true)
   })

@@ -241,6 +241,11 @@ export class FakePaymentModule {
       context: { idempotency_key: session.id },
     } as never)
     session.data = (data ?? session.data) as Record<string, unknown>
+    // Medusa 2.17.2+: authorization deferred (an order on hold), no payment yet.
+    if (status === "pending_authorization") {
+      session.status = status
+      return
+    }
     if (status !== "authorized" && status !== "captured") {
       throw new MedusaError(MedusaError.Types.NOT_ALLOWED, `Session: ${id} was not authorized with the provider.`)
     }
@@ -273,6 +278,7 @@ export class FakeCarts {
   /** Set to make query.graph fail (a database outage). */
   failQuery: Error | null = null
   private orderCount_ = 0
+  private readonly placedAt_ = new Map<string, Date>()
 
   constructor(private readonly payments_: FakePaymentModule) {}
 
@@ -302,10 +308,19 @@ export class FakeCarts {
           const order = this.orders.get(filters.cart_id)
           return { data: order ? [{ order_id: order }] : [] }
         }
+        case "order": {
+          // Orders are placed and never changed here (no fulfilment, no cancel).
+          const placed = [...this.orders.values()].includes(filters.id)
+          return { data: placed ? [{ id: filters.id, status: "pending", created_at: this.placedAt_.get(filters.id) }] : [] }
+        }
         default:
           throw new Error(`fake query.graph knows no entity ${entity}`)
       }
     }
+  }
+
+  hasOrder(orderId: string): boolean {
+    return [...this.orders.values()].includes(orderId)
   }
 
   /** completeCartWorkflow: the cart's card session authorized, then one order per cart. */
@@ -326,6 +341,7 @@ export class FakeCarts {
     }
     const orderId = `order_${++this.orderCount_}`
     this.orders.set(cartId, orderId)
+    this.placedAt_.set(orderId, new Date())
     return { id: orderId }
   }
 }
@@ -369,6 +385,10 @@ export function fakeMedusa(): FakeMedusa {
     query: cartStore.query,
     logger,
     fakeCarts: cartStore,
+    // The order module as order-payment.ts asks it whether an order exists; orders here are never deleted.
+    [Modules.ORDER]: {
+      listOrders: async ({ id }: { id: string }) => (cartStore.hasOrder(id) ? [{ id }] : []),
+    },
   }
   const container = {
     resolve: <T = any>(key: string): T => {

@@ -12,6 +12,7 @@ import {
   useRunSweep,
   type ReconcileEntry,
 } from "../lib/card-service-api"
+import { attentionSummary } from "../lib/attention-summary"
 import { LoadError } from "./load-error"
 
 /**
@@ -24,15 +25,19 @@ import { LoadError } from "./load-error"
 export function NeedsAttention() {
   const { data, error, refetch } = useReconciliation()
   const entries = data?.entries ?? []
-  const open = entries.filter((entry) => entry.needs_action).length
+  const summary = attentionSummary(entries)
   const sweep = useRunSweep()
   return (
     <Container className="divide-y p-0" data-testid="card-service-attention">
       <div className="flex items-center justify-between gap-2 px-6 py-4">
         <Heading level="h2">Needs attention</Heading>
         <div className="flex items-center gap-2">
-          <Badge size="2xsmall" color={open ? "orange" : "green"}>
-            {open} open
+          <Badge
+            size="2xsmall"
+            color={summary.needAction ? "orange" : "green"}
+            data-testid="card-service-attention-count"
+          >
+            {summary.text}
           </Badge>
           <Button
             size="small"

@@ -1,7 +1,11 @@
 import { Heading, Text } from "@medusajs/ui"
 import { errorText, useSettingsChanges } from "../lib/card-service-api"
+import { describeChange } from "../lib/setting-labels"
 
-/** The audit trail: who changed which setting and when; for a secret only that it changed. */
+/**
+ * The audit trail: who changed which setting and when, in the form's labels
+ * (setting-labels.ts); for a secret only that it changed.
+ */
 export function SettingsChanges() {
   const { data, error } = useSettingsChanges()
   const changes = data?.changes ?? []
@@ -22,10 +26,7 @@ export function SettingsChanges() {
         <Text key={change.id} size="small">
           {new Date(change.created_at).toLocaleString()} -{" "}
           {change.actor_email ?? change.actor_id ?? "unknown"} changed{" "}
-          <span className="font-medium">{change.setting}</span>
-          {change.secret
-            ? " (secret; value not shown)"
-            : `: ${change.old_value ?? "(medusa-config.ts)"} → ${change.new_value ?? "(medusa-config.ts)"}`}
+          <span className="font-medium">{describeChange(change)}</span>
         </Text>
       ))}
     </div>

@@ -18,67 +18,12 @@ import {
   type AdminSettingName,
   type SettingsSave,
 } from "../lib/card-service-api"
+import { SETTING_SPECS } from "../lib/setting-labels"
 import { SettingsChanges } from "./settings-changes"
 
 type Draft = Partial<Record<AdminSettingName, string>>
 
-/** How each editable option is labelled and typed in, in the form's order. */
-const FIELDS: {
-  name: AdminSettingName
-  label: string
-  kind: "choice" | "text" | "secret" | "list"
-  choices?: { value: string; label: string }[]
-  hint?: string
-}[] = [
-  {
-    name: "mode",
-    label: "Mode",
-    kind: "choice",
-    choices: [
-      { value: "test", label: "Test" },
-      { value: "live", label: "Live" },
-    ],
-  },
-  { name: "testUrl", label: "Test address", kind: "text" },
-  { name: "liveUrl", label: "Live address", kind: "text" },
-  { name: "merchantId", label: "Merchant ID", kind: "text" },
-  { name: "verifyId", label: "Verify ID", kind: "text" },
-  { name: "clientCode", label: "Client code", kind: "secret" },
-  { name: "clientSecret", label: "Client secret", kind: "secret" },
-  {
-    name: "autoCapture",
-    label: "Capture",
-    kind: "choice",
-    choices: [
-      { value: "false", label: "Manual (from the order)" },
-      { value: "true", label: "Automatic (at approval)" },
-    ],
-  },
-  {
-    name: "windowed",
-    label: "3DS presentation (isWindowed)",
-    kind: "choice",
-    choices: [
-      { value: "false", label: "In the same window" },
-      { value: "true", label: "In a new window" },
-    ],
-  },
-  {
-    name: "redirectOnFailure",
-    label: "After a failed 3DS (isRedirect)",
-    kind: "choice",
-    choices: [
-      { value: "true", label: "Back to the store" },
-      { value: "false", label: "Stay on the service's page" },
-    ],
-  },
-  {
-    name: "allowedReturnOrigins",
-    label: "Allowed storefront origins",
-    kind: "list",
-    hint: "One origin per line, besides the storefront's own.",
-  },
-]
+const FIELDS = SETTING_SPECS
 
 const asText = (field: AdminSettingField | undefined): string => {
   const value = field?.value
@@ -119,6 +64,7 @@ export function SettingsForm({
   const byName = new Map(fields.map((field) => [field.name, field]))
   const [draft, setDraft] = useState<Draft>({})
   const [saved, setSaved] = useState(false)
+  const [notice, setNotice] = useState<string | null>(null)
   const save = useSaveSettings()
   const prompt = usePrompt()
 
@@ -142,6 +88,7 @@ export function SettingsForm({
 
   const submit = async () => {
     setSaved(false)
+    setNotice(null)
     const settings = changes()
     if (!Object.keys(settings).length) return
     let confirmLive = false
@@ -153,7 +100,14 @@ export function SettingsForm({
         confirmText: "Switch to live",
         cancelText: "Cancel",
       })
-      if (!confirmLive) return
+      if (!confirmLive) {
+        // Not switched: the field shows the mode in force again, and says so.
+        setDraft(({ mode: _declined, ...rest }) => rest)
+        setNotice(
+          `Not switched to live: the mode stays ${byName.get("mode")?.value === "live" ? "Live" : "Test"}. Nothing was saved.`
+        )
+        return
+      }
     }
     save.mutate(
       { settings, ...(confirmLive ? { confirm_live: true } : {}) },
@@ -189,8 +143,12 @@ export function SettingsForm({
           !editable || field.locked || (spec.kind === "secret" && !secretsStorable)
         const onChange = (text: string) => {
           setSaved(false)
+          setNotice(null)
           setDraft((current) => ({ ...current, [spec.name]: text }))
         }
+        const unsaved =
+          draft[spec.name] !== undefined &&
+          (spec.kind === "secret" ? draft[spec.name] !== "" : draft[spec.name] !== asText(field))
         let input: ReactNode
         if (spec.kind === "choice") {
           input = (
@@ -242,6 +200,11 @@ export function SettingsForm({
                 {spec.label}
               </Label>
               <FieldSource field={field} secretsStorable={secretsStorable} />
+              {unsaved && (
+                <Badge size="2xsmall" color="orange" className="w-fit" data-testid="card-service-setting-unsaved">
+                  Not saved yet
+                </Badge>
+              )}
               {spec.hint && (
                 <Text size="xsmall" className="text-ui-fg-subtle">
                   {spec.hint}
@@ -257,6 +220,11 @@ export function SettingsForm({
           <Alert variant="error" data-testid="card-service-settings-error">
             {errorText(save.error)}
           </Alert>
+        )}
+        {notice && (
+          <Text size="small" data-testid="card-service-settings-notice" role="status">
+            {notice}
+          </Text>
         )}
         {saved && (
           <Text size="small" data-testid="card-service-settings-saved">

@@ -7,6 +7,7 @@ import { sdk } from "./sdk"
 import type {
   AdminSettingName,
   OrderReviewResponse,
+  GlanceResponse,
   PaymentTransactionsResponse,
   ReconciliationResponse,
   SettingsChangesResponse,
@@ -19,6 +20,7 @@ import type {
 export type {
   AdminSettingField,
   AdminSettingName,
+  GlanceWindow,
   ProviderSettings,
   SettingsChangeEntry,
   ReconcileEntry,
@@ -28,6 +30,7 @@ export type {
 
 const keys = {
   settings: ["card-service", "settings"] as const,
+  figures: ["card-service", "figures"] as const,
   reconciliation: ["card-service", "reconciliation"] as const,
   settingsChanges: ["card-service", "settings", "changes"] as const,
   transactions: (paymentId: string) =>
@@ -51,6 +54,15 @@ export function useCardServiceSettings() {
     queryKey: keys.settings,
     queryFn: () =>
       sdk.client.fetch<SettingsResponse>("/admin/card-service/settings"),
+  })
+}
+
+/** "Payments at a glance": the last 24 hours and 7 days, from the database. */
+export function useGlanceFigures() {
+  return useQuery({
+    queryKey: keys.figures,
+    queryFn: () =>
+      sdk.client.fetch<GlanceResponse>("/admin/card-service/figures"),
   })
 }
 
@@ -153,13 +165,19 @@ export function useVoidTransaction(paymentId: string) {
   })
 }
 
-/** The routes' own message (the SDK puts the body's message on the error), with the status. */
+/**
+ * The routes' own message (the SDK puts the body's message on the error).
+ * A refusal (4xx) and an unreachable service (502, 503) are sentences that
+ * say what happened; only an unexpected failure gets its status added.
+ */
 export function errorText(error: unknown): string {
   if (error instanceof FetchError) {
-    const unreachable = error.status === 502 || error.status === 503
-    return unreachable || !error.status
-      ? error.message
-      : `${error.message} (HTTP ${error.status})`
+    const explained =
+      !error.status ||
+      (error.status >= 400 && error.status < 500) ||
+      error.status === 502 ||
+      error.status === 503
+    return explained ? error.message : `${error.message} (HTTP ${error.status})`
   }
   return error instanceof Error ? error.message : String(error)
 }

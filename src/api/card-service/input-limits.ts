@@ -3,7 +3,7 @@ import type {
   MedusaRequest,
   MedusaResponse,
 } from "@medusajs/framework/http"
-import {
+import { ORDER_ID,
   MAX_RESULT_FIELD_LENGTH,
   MERCHANT_REFERENCE,
   PAYMENT_ID,
@@ -57,6 +57,11 @@ const ID_SEGMENTS: { prefix: string[]; id: RegExp; name: string }[] = [
     prefix: ["admin", "card-service", "payments"],
     id: PAYMENT_ID,
     name: "payment id",
+  },
+  {
+    prefix: ["admin", "card-service", "orders"],
+    id: ORDER_ID,
+    name: "order id",
   },
 ]
 

@@ -27,6 +27,7 @@ import type {
   WebhookActionResult,
 } from "@medusajs/framework/types"
 import { CardServiceClient } from "../../lib/card-service-client"
+import { observeServiceCall } from "../../observability/service-calls"
 import type { TransactionRecord } from "../../lib/wire-schemas"
 import { ApprovalNotReleased, ApprovalReversal } from "./approval-reversal"
 import { Authorization, tampered } from "./authorization"
@@ -127,6 +128,8 @@ export default class CardServiceProviderService extends AbstractPaymentProvider<
       merchantId: parsed.merchantId,
       timeouts: parsed.timeouts,
       logger,
+      // Spans, metrics and the admin's figures of each call (src/observability).
+      observer: observeServiceCall,
     })
     const sealer = this.sealer_
     const lookup = new TransactionLookup(client, sealer, logger)

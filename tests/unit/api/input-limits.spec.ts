@@ -50,6 +50,7 @@ describe("inputProblem: identifiers on the plugin's routes", () => {
     ["the pay page", request(`/card-service/pay/${SESSION}`)],
     ["the pay page's script", request("/card-service/assets/pay-page.js")],
     ["a store form", request(`/store/card-service/sessions/${SESSION}/form`)],
+    ["an order's review", request("/admin/card-service/orders/order_01JABC/review")],
     [
       "an admin void",
       request(
@@ -157,6 +158,11 @@ describe("inputProblem: identifiers on the plugin's routes", () => {
       "an admin payment id of another kind",
       request("/admin/card-service/payments/ord_01/transactions"),
       /payment id/,
+    ],
+    [
+      "an admin order id of another kind",
+      request("/admin/card-service/orders/pay_01/review"),
+      /order id/,
     ],
     [
       "a malformed escape",

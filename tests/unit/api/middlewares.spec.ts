@@ -155,6 +155,8 @@ describe("the plugin's middlewares in front of each route, as Medusa registers t
         .map((r) => `${r.method} ${r.matcher}`)
         .sort()
     ).toEqual([
+      "GET /admin/card-service/figures",
+      "GET /admin/card-service/orders/:order_id/review",
       "GET /admin/card-service/payments/:payment_id/transactions",
       "GET /admin/card-service/reconciliation",
       "GET /admin/card-service/settings",
@@ -181,6 +183,8 @@ describe("the plugin's middlewares in front of each route, as Medusa registers t
       "/admin/card-service/payments/:payment_id/transactions",
       ["input", "guard", "route"],
     ],
+    ["GET", "/admin/card-service/figures", ["input", "guard", "route"]],
+    ["GET", "/admin/card-service/orders/:order_id/review", ["input", "guard", "route"]],
     ["GET", "/admin/card-service/reconciliation", ["input", "guard", "route"]],
     ["GET", "/admin/card-service/settings", ["input", "guard", "route"]],
     [

@@ -151,6 +151,8 @@ export type TransactionRow = {
   not_voidable_reason: string | null
   /** Set when the service could not show this transaction. */
   problem: string | null
+  /** The service answered that it has no record of this transaction (retrieve: not found). */
+  no_record: boolean
 }
 
 /** Captured and refunded totals, in major units. */
@@ -165,7 +167,11 @@ export type PaymentTransactionsResponse = {
     amount: number
     state: string | null
     medusa: MoneyTotals
-    /** Null when payment.data cannot be read, so the service was not asked. */
+    /**
+     * Null when payment.data cannot be read (the service was not asked), or
+     * when a transaction's record could not be read: totals without it would
+     * say money moved that nobody knows moved.
+     */
     service: MoneyTotals | null
     /** Where Medusa's totals and the service's differ, and which way. */
     notes: string[]
@@ -246,4 +252,39 @@ export type OrderReviewResponse = {
     message: string
     needs_action: boolean
   } | null
+}
+
+/** One window of "Payments at a glance" (GET /admin/card-service/figures). */
+export type GlanceWindow = {
+  window: "24h" | "7d"
+  /** Card-service payment sessions created (a storefront started a payment). */
+  started: number
+  /** Payment results (payment-results.ts): each transaction the service decided, once. */
+  approved: number
+  declined: number
+  three_ds_failed: number
+  under_review: number
+  errors: number
+  /** The most frequent decline reasons, most frequent first (at most five). */
+  top_declines: { reason_code: string; reason: string; count: number }[]
+  /** Started, no result reported, older than `abandoned_after_minutes`, no order. */
+  abandoned: number
+  /** approved / all results; null without results. */
+  approval_rate: number | null
+  /** Per operation the service was called for, slowest p95 first. */
+  latency: { operation: string; calls: number; p50_ms: number; p95_ms: number }[]
+  /** Callbacks answered 400 or 404 (not a result, unknown session) or ignored (not the session's transaction). */
+  callbacks_refused: number
+  /** Callbacks answered 503 (the service delivers them again). */
+  callbacks_unavailable: number
+  sweep_actions: number
+  sweep_by_status: { status: string; count: number }[]
+}
+
+export type GlanceResponse = {
+  /** False when the activity module is not registered: only `started` and `abandoned` can be counted. */
+  recording: boolean
+  abandoned_after_minutes: number
+  generated_at: string
+  windows: GlanceWindow[]
 }

@@ -130,10 +130,28 @@ async function tryConnection(options: CardServiceOptions): Promise<void> {
     await client.testConnection()
   } catch (error) {
     if (!CardServiceError.is(error)) throw error
-    throw refuse(
-      `The card service at ${serviceBaseUrl(options)} refused these settings (${error.category}): ${error.message}. Nothing was saved.`
-    )
+    throw refuse(`The card service at ${serviceBaseUrl(options)} ${refusalOf(error)}. Nothing was saved.`)
   } finally {
     await client.close().catch(() => undefined)
+  }
+}
+
+/**
+ * What the service's answer to the connection test means for the owner, in
+ * one sentence: the client's own message ("card service authorize: ... [HTTP
+ * 401]") repeated what this one says, and the admin added its own status.
+ */
+export function refusalOf(error: CardServiceError): string {
+  const status = error.httpStatus !== undefined ? ` (it answered HTTP ${error.httpStatus})` : ""
+  switch (error.category) {
+    case "credentials":
+      return `refused the client code and secret${status}`
+    case "service_error":
+    case "timeout":
+      return `could not be reached${status}`
+    case "invalid_response":
+      return `answered in a way the card-service interface does not describe${status}; check the address`
+    default:
+      return `refused these settings${status}`
   }
 }

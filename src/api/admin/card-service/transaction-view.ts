@@ -118,6 +118,7 @@ function toRow(
     voidable: false,
     not_voidable_reason: null,
     problem: null,
+    no_record: false,
   }
   if (!entry.transaction_id) {
     return {
@@ -129,9 +130,11 @@ function toRow(
     }
   }
   if (record instanceof Error) {
+    const notFound = CardServiceError.isNotFound(record)
     return {
       ...base,
-      problem: CardServiceError.isNotFound(record)
+      no_record: notFound,
+      problem: notFound
         ? "The service has no record of this transaction"
         : `The service's record could not be read: ${record.message}`,
     }

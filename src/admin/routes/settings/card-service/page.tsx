@@ -13,6 +13,7 @@ import {
 import { Link } from "react-router-dom"
 import { LoadError } from "../../../components/load-error"
 import { NeedsAttention } from "../../../components/needs-attention"
+import { PaymentsAtAGlance } from "../../../components/payments-at-a-glance"
 import { SectionRow } from "../../../components/section-row"
 import { SettingsForm } from "../../../components/settings-form"
 import {
@@ -22,6 +23,7 @@ import {
   type ProviderSettings,
   type RegionLink,
 } from "../../../lib/card-service-api"
+import { settingsOrigin } from "../../../lib/setting-labels"
 
 /**
  * Settings > Card service: how the provider is configured (medusa-config.ts
@@ -62,9 +64,14 @@ const CardServiceSettingsPage = () => {
   }
   return (
     <div className="flex flex-col gap-y-3" data-testid="card-service-settings">
+      <PaymentsAtAGlance />
       <NeedsAttention />
       {data.providers.map((provider) => (
-        <ProviderSection key={provider.id} provider={provider} />
+        <ProviderSection
+          key={provider.id}
+          provider={provider}
+          origin={settingsOrigin(data.admin_settings.fields)}
+        />
       ))}
       <SettingsForm
         fields={data.admin_settings.fields}
@@ -75,16 +82,22 @@ const CardServiceSettingsPage = () => {
   )
 }
 
-function ProviderSection({ provider }: { provider: ProviderSettings }) {
+function ProviderSection({
+  provider,
+  origin,
+}: {
+  provider: ProviderSettings
+  /** Where the settings in force come from (setting-labels.ts). */
+  origin: string
+}) {
   return (
     <>
       <Container className="divide-y p-0">
         <div className="flex items-start justify-between gap-4 px-6 py-4">
           <div>
             <Heading level="h1">Card service</Heading>
-            <Text size="small" className="text-ui-fg-subtle">
-              Card payments with 3-D Secure. Settings come from
-              medusa-config.ts; secrets are never shown.
+            <Text size="small" className="text-ui-fg-subtle" data-testid="card-service-settings-origin">
+              Card payments with 3-D Secure. {origin} Secrets are never shown.
             </Text>
           </div>
           <StatusBadge color={provider.mode === "live" ? "green" : "orange"}>

@@ -2,6 +2,7 @@ import type { MedusaRequest, MedusaResponse } from "@medusajs/framework/http"
 import { CallBudgetExceeded } from "../../../../checkout/call-budget"
 import { settleCallback } from "../../../../checkout/callback-settlement"
 import { PaymentResultSchema } from "../../../../lib/wire-schemas"
+import { callbackOutcomeOf, countCallback } from "../../../../observability/settlement-telemetry"
 
 /**
  * POST /card-service/callback/:session_id/ - the service's final result
@@ -16,6 +17,7 @@ import { PaymentResultSchema } from "../../../../lib/wire-schemas"
 export async function POST(req: MedusaRequest, res: MedusaResponse) {
   const parsed = PaymentResultSchema.safeParse(req.body ?? {})
   if (!parsed.success) {
+    countCallback("refused")
     return res.status(400).json({
       received: false,
       message: "The body is not a card-service payment result (section 2.5 fields).",
@@ -32,6 +34,7 @@ export async function POST(req: MedusaRequest, res: MedusaResponse) {
       },
       logger
     )
+    countCallback(callbackOutcomeOf(outcome))
     if (outcome.kind === "unknown_session") {
       return res.status(404).json({ received: false, message: "Unknown payment session." })
     }
@@ -42,6 +45,7 @@ export async function POST(req: MedusaRequest, res: MedusaResponse) {
     }
     return res.status(200).json({ received: true })
   } catch (error) {
+    countCallback("unavailable")
     // Over the call budget: the service delivers again later; not an error of ours.
     if (error instanceof CallBudgetExceeded) {
       return res.status(503).json({ received: false, message: "Try again later." })

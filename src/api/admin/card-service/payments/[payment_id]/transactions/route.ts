@@ -54,6 +54,17 @@ export async function GET(
     }
     throw error
   }
+  // A transaction whose record was not read counts for nothing either way:
+  // totals without it would show money taken or voided that nobody saw.
+  const unread = rows.filter((row) => row.transaction_id && row.step === null)
+  if (unread.length) {
+    res.json({
+      payment: { ...summary, service: null, notes: [unreadNote(unread)] },
+      transactions: rows,
+      problem: null,
+    } satisfies PaymentTransactionsResponse)
+    return
+  }
   const currency = session.currency_code
   const service = {
     captured: total(rows, "CAPTURE", currency),
@@ -64,6 +75,15 @@ export async function GET(
     transactions: rows,
     problem: null,
   } satisfies PaymentTransactionsResponse)
+}
+
+/** Says which records are missing, and that nothing is inferred from their absence. */
+function unreadNote(unread: TransactionRow[]): string {
+  const all = unread.every((row) => row.no_record)
+  const count = `${unread.length} of this payment's transaction${unread.length === 1 ? "" : "s"}`
+  return all
+    ? `The service has no record of ${count}, so what it has taken is not known here and is not compared with Medusa's totals. A missing record does not mean a capture was voided; ask the card service.`
+    : `The service's record of ${count} could not be read, so what it has taken is not compared with Medusa's totals; reload to ask again.`
 }
 
 /** Successful, not voided CAPTURE or REFUND amounts, summed in minor units. */

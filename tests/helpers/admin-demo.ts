@@ -1,0 +1,128 @@
+import { ChildProcess, spawn } from "node:child_process"
+import fs from "node:fs"
+import os from "node:os"
+import path from "node:path"
+import type { Page } from "playwright-core"
+import { exited, freePorts, readyLine, Ready, signalGroup } from "./demo-process"
+
+const ROOT = path.resolve(__dirname, "..", "..")
+export const SHOTS = path.join(ROOT, "test-results")
+
+/**
+ * A store for the admin browser tests: `npm run demo` in a fresh data
+ * folder, on free ports, in its own process group so stopping it reaches
+ * every child. A first demo run (migrations, seeding, admin build) takes a
+ * few minutes.
+ */
+export async function startDemo(): Promise<{ ready: Ready; stop: () => Promise<void> }> {
+  const dataDir = fs.mkdtempSync(path.join(os.tmpdir(), "card-service-admin-"))
+  // As root the demo's PostgreSQL runs as another user, who must pass through.
+  fs.chmodSync(dataDir, 0o711)
+  fs.mkdirSync(SHOTS, { recursive: true })
+  const [backendPort, storefrontPort, sandboxPort] = await freePorts(3)
+  const env: NodeJS.ProcessEnv = {
+    ...process.env,
+    DEMO_DATA_DIR: dataDir,
+    DEMO_BACKEND_PORT: String(backendPort),
+    DEMO_STOREFRONT_PORT: String(storefrontPort),
+    DEMO_SANDBOX_PORT: String(sandboxPort),
+  }
+  delete env.NODE_OPTIONS
+  let output = ""
+  const demo: ChildProcess = spawn("npm", ["run", "demo"], {
+    cwd: ROOT,
+    env,
+    detached: true,
+    stdio: ["ignore", "pipe", "pipe"],
+  })
+  demo.stdout!.on("data", (chunk) => (output += chunk))
+  demo.stderr!.on("data", (chunk) => (output += chunk))
+  const stop = async () => {
+    if (demo.pid && demo.exitCode === null && demo.signalCode === null) {
+      signalGroup(demo.pid, "SIGINT")
+      await exited(demo, 60_000).catch(() => signalGroup(demo.pid!, "SIGKILL"))
+    }
+    fs.rmSync(dataDir, { recursive: true, force: true })
+  }
+  try {
+    return { ready: await readyLine(demo, () => output, 8 * 60_000), stop }
+  } catch (error) {
+    await stop()
+    throw error
+  }
+}
+
+/** One fault for the demo's sandbox, through its loopback control endpoint. */
+export async function sandboxFault(ready: Ready, fault: Record<string, unknown>) {
+  const response = await fetch(`${ready.sandbox}/_sandbox/faults`, {
+    method: "POST",
+    headers: { "Content-Type": "application/json" },
+    body: JSON.stringify(fault),
+  })
+  if (response.status !== 200) throw new Error(`sandbox fault: HTTP ${response.status}`)
+}
+
+export async function eventually(check: () => Promise<boolean>, timeoutMs = 60_000) {
+  const until = Date.now() + timeoutMs
+  while (!(await check())) {
+    if (Date.now() > until) throw new Error("the sweep did not note the payment in time")
+    await new Promise((resolve) => setTimeout(resolve, 1000))
+  }
+}
+
+/**
+ * The demo storefront's path: checkout, hosted payment page, 3DS challenge
+ * passed. With `declineFirst`, the declined card first (its failure page,
+ * then "Try again" on the same payment session).
+ */
+export async function buyWithChallengeCard(
+  page: Page,
+  ready: Ready,
+  { declineFirst = false }: { declineFirst?: boolean } = {}
+): Promise<string> {
+  await page.goto(ready.storefront)
+  await page.getByRole("button", { name: "Buy" }).first().click()
+  await page.getByRole("button", { name: "Continue to payment" }).click()
+  await page.waitForURL(`${ready.backend}/card-service/pay/**`, {
+    timeout: 60_000,
+  })
+  if (declineFirst) {
+    await payOnHostedPage(page, ready.testCards.declined)
+    await page.locator("#failed").waitFor({ timeout: 60_000 })
+    await page.click("#retry")
+    await page.waitForURL(`${ready.backend}/card-service/pay/**`, { timeout: 60_000 })
+  }
+  // The challenge card: the path the demo's own browser test proves.
+  await payOnHostedPage(page, ready.testCards.challenge)
+  await page.waitForURL(`${ready.sandbox}/3ds/challenge/**`, {
+    timeout: 60_000,
+  })
+  await page.click("#pass")
+  await page
+    .waitForURL(`${ready.storefront}/checkout/card-service?**`, {
+      timeout: 60_000,
+    })
+    .catch(async (error) => {
+      await page.screenshot({
+        path: path.join(SHOTS, "admin-checkout-failed.png"),
+        fullPage: true,
+      })
+      throw new Error(
+        `${error.message}\nstopped at ${page.url()}: ${await page.locator("body").innerText()}`
+      )
+    })
+  await page.locator("#paid").waitFor({ timeout: 60_000 })
+  return (await page.locator("#order-id").textContent())!.trim()
+}
+
+/** Fills the plugin's hosted payment page with a VISA test card and pays. */
+export async function payOnHostedPage(page: Page, cardNumber: string) {
+  await page.fill("#card-number", cardNumber)
+  await page.selectOption("#card-type", "VISA")
+  await page.selectOption("select[name=cardExpirationMonth]", "12")
+  await page.selectOption(
+    "select[name=cardExpirationYear]",
+    String(new Date().getFullYear() + 3)
+  )
+  await page.getByRole("button", { name: /^Pay / }).click()
+}
