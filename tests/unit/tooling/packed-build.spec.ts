@@ -12,6 +12,14 @@ it("packs what a release packs: the prepack script is the build script", () => {
   expect(pkg.scripts.prepack).toBe(pkg.scripts.build)
 })
 
+it("runs the medusa CLI with Medusa's usage telemetry off: no network beyond the registries", () => {
+  // @medusajs/telemetry reads MEDUSA_DISABLE_TELEMETRY; without it
+  // `medusa plugin:build` posts usage data to Medusa's servers.
+  const medusaScripts = Object.entries<string>(pkg.scripts).filter(([, command]) => /(^|\s)medusa\s/.test(command))
+  expect(medusaScripts.map(([name]) => name)).toEqual(expect.arrayContaining(["build", "prepack"]))
+  for (const [, command] of medusaScripts) expect(command).toMatch(/^MEDUSA_DISABLE_TELEMETRY=true medusa /)
+})
+
 describe("buildIsFresh", () => {
   let root: string
   const at = (relative: string, seconds: number) => {
