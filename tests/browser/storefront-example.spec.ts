@@ -34,6 +34,7 @@ type Processes = {
     url: string,
     options: { child?: ChildProcess; timeoutMs: number }
   ) => Promise<unknown>
+  tail: (file: string, lines?: number) => string
 }
 type Example = {
   EXAMPLE: string
@@ -42,7 +43,7 @@ type Example = {
   build: () => boolean
 }
 // Plain CommonJS scripts, shared with `npm run demo` and CI.
-const { spawnNode, stopGroup, waitForHttp } =
+const { spawnNode, stopGroup, waitForHttp, tail } =
   require("../../scripts/lib/demo-processes") as Processes
 const example = require("../../scripts/storefront-example") as Example
 
@@ -167,12 +168,43 @@ describe("storefront-example: the starter's checkout with the card service", () 
     return { context, page }
   }
 
+  /**
+   * `step`, or its error with what the shopper had on screen and the last
+   * lines of the storefront's and the backend's logs: a CI run once found
+   * no "Add to cart" on the first page and said nothing more.
+   */
+  async function explained<T>(page: Page, step: Promise<T>): Promise<T> {
+    try {
+      return await step
+    } catch (error) {
+      const text = await page
+        .locator("body")
+        .innerText({ timeout: 5_000 })
+        .catch((e: Error) => `(no text: ${e.message})`)
+      const logs = fs
+        .readdirSync(dataDir)
+        .filter((name) => name.endsWith(".log"))
+        .map((name) => `${name}:\n${tail(path.join(dataDir, name), 20)}`)
+      throw new Error(
+        [
+          (error as Error).message,
+          `the page at ${page.url()} said:\n${text.slice(0, 1500)}`,
+          ...logs,
+          `the demo's output:\n${output.split("\n").slice(-20).join("\n")}`,
+        ].join("\n\n")
+      )
+    }
+  }
+
   /** Product, cart, address, delivery, "Credit card": ends on the review step's card form. */
   async function checkoutToReview(page: Page, shop = storefront) {
     await page.goto(shop)
     // The starter's middleware: no country in the path, the default one.
     await page.waitForURL(`${shop}/de`)
-    await page.getByRole("button", { name: "Add to cart" }).first().click()
+    await explained(
+      page,
+      page.getByRole("button", { name: "Add to cart" }).first().click()
+    )
     await page.waitForURL(`${shop}/de/cart`)
     await page.getByRole("link", { name: "Go to checkout" }).click()
     await page.getByLabel("First name").fill("Ada")
