@@ -216,6 +216,19 @@ export function checkInvariants(
         !isApproval(approval) ||
         Math.abs(approval.amount - payment.amount) > EPSILON ||
         approval.currencyCode !== payment.currencyNumeric
+      // An approval the service reversed holds no money: an order whose
+      // payment Medusa still counts on it would ship unpaid (the payment's
+      // capture would be refused). Canceled payments were reversed on purpose;
+      // a young order's cancel may be between its reversal and Medusa's mark.
+      if (!differs && !payment.canceled && reversed.has(payment.transactionId) && order.createdAt < settledBefore) {
+        breaches.push({
+          invariant: "order whose payment differs from the approval",
+          orderId: order.orderId,
+          cartId: order.cartId,
+          transactionId: payment.transactionId,
+          detail: `payment ${payment.amount} ${payment.currencyNumeric} not canceled; the service reversed its approval`,
+        })
+      }
       if (differs) {
         breaches.push({
           invariant: "order whose payment differs from the approval",

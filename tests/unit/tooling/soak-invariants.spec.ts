@@ -154,6 +154,19 @@ describe("checkInvariants", () => {
     ])
   })
 
+  it("breaches on an order whose payment Medusa still counts on after the service reversed its approval, not on one canceled", () => {
+    const live = record("AUTHORIZATION", 20)
+    const canceled = record("AUTHORIZATION", 20)
+    const refused = record("AUTHORIZATION", 20)
+    const facts = store({
+      orders: [order("l", live.transactionId, 20), order("c", canceled.transactionId, 20, { canceled: true }), order("r", refused.transactionId, 20)],
+    })
+    const reversals = [on(live, "REVERSAL", 20), on(canceled, "REVERSAL", 20), on(refused, "REVERSAL", 20, { reasonCode: "237" })]
+    const result = check([live, canceled, refused, ...reversals], facts)
+    expect(names(result)).toEqual(["order whose payment differs from the approval"])
+    expect(result.breaches[0]).toMatchObject({ orderId: "order_l", transactionId: live.transactionId })
+  })
+
   it("takes an order on hold, or one its review closed, as having no payment yet; a young hold as not due", () => {
     const held = { ...order("h", "t-held", 20), payments: [], hold: "open" as const, createdAt: 9_000 }
     const closed = { ...order("c", "t-closed", 20), payments: [], hold: "closed" as const }
