@@ -146,6 +146,24 @@ medusaIntegrationTestRunner({
     })
 
     describe("money held without an order", () => {
+      it("keeps the approval of an order whose session Medusa deletes after authorizing it (a cart change racing the completion)", async () => {
+        const { orderId, session, payment } = await checkoutToOrder(api, getContainer())
+        // Medusa's addToCartWorkflow holds the cart's lock for 10 s at most
+        // (core-flows, acquireLockStep ttl 10): on a loaded machine a cart
+        // change outlived it while the callback's completion authorized the
+        // session, and its refresh then deleted that authorized session.
+        await getContainer().resolve(Modules.PAYMENT).deletePaymentSession(session.id)
+
+        const reversals = sandboxRecords(
+          (r) => r.step === "REVERSAL" && r.originalTransactionId === payment.data.transaction_id
+        )
+        expect(reversals).toHaveLength(0)
+        // The order's payment is still good for its money.
+        await api.post(`/admin/payments/${payment.id}/capture`, {}, { headers: admin })
+        expect((await paymentOfOrder(getContainer(), orderId)).captured_at).toBeTruthy()
+      })
+
+
       it("reverses an approval whose result arrives after the cart changed", async () => {
         const { store, storefront, cart, session } = await cartWithSession(api, getContainer())
         env.sandbox().setCallbackKnobs({ afterRedirect: true, delayMs: 1500 })

@@ -25,6 +25,8 @@ type SessionService = {
     amount?: AmountInput
     raw_amount?: AmountInput
     currency_code: string
+    status?: string
+    authorized_at?: Date | string | null
   }>
 }
 
@@ -36,6 +38,23 @@ export class MedusaSessionTerms {
       container,
       "paymentSessionService",
       "retrieve"
+    )
+  }
+
+  /**
+   * Whether Medusa has authorized the session: cart completion did, and an
+   * order's payment rests on its approval whatever happens to the session
+   * afterwards. False where there is nothing to read.
+   */
+  async authorizedByMedusa(sessionId: string | undefined): Promise<boolean> {
+    if (!this.service_ || !sessionId) return false
+    const session = await this.service_.retrieve(sessionId, {
+      select: ["id", "status", "authorized_at"],
+    })
+    return (
+      Boolean(session.authorized_at) ||
+      session.status === "authorized" ||
+      session.status === "captured"
     )
   }
 

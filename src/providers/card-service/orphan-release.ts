@@ -2,6 +2,7 @@ import type { Logger } from "@medusajs/framework/types"
 import { fromNumericCurrency } from "../../lib/iso-codes"
 import type { ApprovalReversal } from "./approval-reversal"
 import { messageOf } from "./error-mapping"
+import type { MedusaSessionTerms } from "./medusa-session-terms"
 import type { CardServiceSessionData } from "./session-data"
 import type { SessionSealer } from "./session-seal"
 import type { TransactionLookup } from "./transaction-lookup"
@@ -17,12 +18,17 @@ export class OrphanRelease {
     private readonly lookup_: TransactionLookup,
     private readonly reversal_: ApprovalReversal,
     private readonly sealer_: SessionSealer,
-    private readonly logger_: Logger
+    private readonly logger_: Logger,
+    private readonly medusaTerms_: MedusaSessionTerms
   ) {}
 
   /**
    * deletePayment: reverses the session's approval, if it has one that is
-   * not captured. Returns the session as reversed, or null when nothing was.
+   * not captured and Medusa has not authorized the session. Medusa deletes
+   * an authorized session only when a cart change raced the completion that
+   * authorized it (addToCartWorkflow's cart lock lasts 10 s, a completion
+   * on a loaded machine can outlast it): that approval is the order's money
+   * and stays. Returns the session as reversed, or null when nothing was.
    * Never throws: deleting a session must not fail the shopper's cart change.
    */
   async releaseDeletedSession(
@@ -36,6 +42,12 @@ export class OrphanRelease {
       return null
     }
     try {
+      if (await this.medusaTerms_.authorizedByMedusa(session.session_id)) {
+        this.logger_.warn(
+          `card-service: session ${session.session_id} was deleted after Medusa authorized it; its approval ${session.transaction_id} is kept for the order`
+        )
+        return null
+      }
       const record = await this.lookup_.retrieve(session.transaction_id)
       const { outcome } = this.lookup_.verdict(record, session)
       if (outcome === "approved" || outcome === "mismatch") {

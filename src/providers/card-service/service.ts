@@ -142,7 +142,7 @@ export default class CardServiceProviderService extends AbstractPaymentProvider<
     this.reversal_ = reversal
     this.followOns_ = followOns
     this.authorization_ = new Authorization(lookup, followOns, reversal, parsed)
-    this.orphans_ = new OrphanRelease(lookup, reversal, sealer, logger)
+    this.orphans_ = new OrphanRelease(lookup, reversal, sealer, logger, this.medusaTerms_)
   }
 
   /** The client, for the plugin's routes (one pool per provider instance). */
