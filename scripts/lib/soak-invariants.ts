@@ -218,9 +218,12 @@ export function checkInvariants(
         approval.currencyCode !== payment.currencyNumeric
       // An approval the service reversed holds no money: an order whose
       // payment Medusa still counts on it would ship unpaid (the payment's
-      // capture would be refused). Canceled payments were reversed on purpose;
-      // a young order's cancel may be between its reversal and Medusa's mark.
-      if (!differs && !payment.canceled && reversed.has(payment.transactionId) && order.createdAt < settledBefore) {
+      // capture would be refused). Canceled payments were reversed on purpose,
+      // and so were payments refunded in full before the service sent their
+      // capture (the plugin voids the capture and reverses the approval); a
+      // young order's cancel may be between its reversal and Medusa's mark.
+      const returned = payment.captured > 0 && payment.refunded >= payment.captured - EPSILON
+      if (!differs && !payment.canceled && !returned && reversed.has(payment.transactionId) && order.createdAt < settledBefore) {
         breaches.push({
           invariant: "order whose payment differs from the approval",
           orderId: order.orderId,

@@ -154,15 +154,30 @@ describe("checkInvariants", () => {
     ])
   })
 
-  it("breaches on an order whose payment Medusa still counts on after the service reversed its approval, not on one canceled", () => {
+  it("breaches on an order whose payment Medusa still counts on after the service reversed its approval, not on one canceled or refunded in full", () => {
     const live = record("AUTHORIZATION", 20)
     const canceled = record("AUTHORIZATION", 20)
     const refused = record("AUTHORIZATION", 20)
+    // Refunded in full before the service sent the capture: the plugin voids it and reverses the approval.
+    const refunded = record("AUTHORIZATION", 20)
+    const voided = on(refunded, "CAPTURE", 20, { captureStatus: "VOIDED" })
     const facts = store({
-      orders: [order("l", live.transactionId, 20), order("c", canceled.transactionId, 20, { canceled: true }), order("r", refused.transactionId, 20)],
+      orders: [
+        order("l", live.transactionId, 20),
+        order("c", canceled.transactionId, 20, { canceled: true }),
+        order("r", refused.transactionId, 20),
+        order("f", refunded.transactionId, 20, { refunded: 20 }),
+      ],
     })
-    const reversals = [on(live, "REVERSAL", 20), on(canceled, "REVERSAL", 20), on(refused, "REVERSAL", 20, { reasonCode: "237" })]
-    const result = check([live, canceled, refused, ...reversals], facts)
+    const reversals = [
+      on(live, "REVERSAL", 20),
+      on(canceled, "REVERSAL", 20),
+      on(refused, "REVERSAL", 20, { reasonCode: "237" }),
+      voided,
+      on(voided, "VOID", 20),
+      on(refunded, "REVERSAL", 20),
+    ]
+    const result = check([live, canceled, refused, refunded, ...reversals], facts)
     expect(names(result)).toEqual(["order whose payment differs from the approval"])
     expect(result.breaches[0]).toMatchObject({ orderId: "order_l", transactionId: live.transactionId })
   })
