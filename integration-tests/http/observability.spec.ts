@@ -90,9 +90,10 @@ medusaIntegrationTestRunner({
       resetReconcileBackoff()
       const swept = await runReconcileSweep(getContainer())
       // It also answers the forged callback's hint, noted for it: the service knows no such transaction.
+      // Oldest session first: the declined one was made before the lost one.
       expect(swept?.actions).toEqual([
-        expect.objectContaining({ session_id: lost.session.id, status: "order_created" }),
         expect.objectContaining({ session_id: declined.session.id, status: "failed" }),
+        expect.objectContaining({ session_id: lost.session.id, status: "order_created" }),
       ])
       expect(await orderOfCart(getContainer(), lost.cart.id)).toMatch(/^order_/)
 

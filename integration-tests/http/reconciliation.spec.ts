@@ -139,6 +139,22 @@ medusaIntegrationTestRunner({
       expect(await orderOfCart(getContainer(), cart.id)).toBe(orderId)
     })
 
+    it("reaches a noted hint behind a batch's worth of newer open sessions that need nothing (abandoned and declined checkouts)", async () => {
+      // bench:soak: under steady traffic the sweep looked only at the newest
+      // open sessions, and a hint noted while an instance died fell behind
+      // shoppers who left at the payment step and was never settled.
+      const { cart, session, store } = await payWhileRetrieveIsDown()
+      await cartWithSession(api, getContainer(), store)
+      await cartWithSession(api, getContainer(), store)
+      const declined = await cartWithSession(api, getContainer(), store)
+      await payLikeABrowser(api, declined.store.publishableKey, declined.session.id, CARDS.declined)
+
+      const swept = await sweepCardServicePayments(getContainer(), { now: new Date(), batchSize: 2 })
+
+      expect(await orderOfCart(getContainer(), cart.id)).toMatch(/^order_/)
+      expect(swept.actions).toEqual([expect.objectContaining({ session_id: session.id, status: "order_created" })])
+    })
+
     it("records the payment of an order whose completion died before recording it, with no further delivery", async () => {
       const { orderId, session, payment } = await checkoutToOrder(api, getContainer())
       await forgetOrderPayment(getContainer(), { orderId, sessionId: session.id, payment })

@@ -22,6 +22,7 @@ import {
 import { LOOKBACK_MS, sweepGoneSessions } from "./gone-sessions"
 import { listHeldSessions, sweepHeldOrder } from "./held-orders"
 import { isServiceDown } from "./service-down"
+import { sessionsToSweep } from "./sweep-candidates"
 import {
   notesOf,
   notReleasedNote,
@@ -41,8 +42,6 @@ export type SweepOptions = {
 }
 
 const DEFAULT_BATCH_SIZE = 100
-/** Statuses a session leaves once it is authorized, captured or canceled. */
-const OPEN_STATUSES = ["pending", "requires_more", "error"]
 
 /**
  * One pass over the card-service payment sessions that are not final. It
@@ -69,20 +68,18 @@ export async function sweepCardServicePayments(
     if (!id.startsWith(PROVIDER_ID_PREFIX)) continue
     const provider = cardServiceProvider(container, id)
     if (!provider.options.reconcile) continue
-    // The payment module filters any column; its filter type names fewer.
-    const sessions = await paymentModule.listPaymentSessions(
-      {
-        provider_id: id,
-        status: OPEN_STATUSES,
-        created_at: {
-          $gte: new Date(now.getTime() - LOOKBACK_MS).toISOString(),
-        },
-      } as Record<string, unknown>,
-      {
-        take: options.batchSize ?? DEFAULT_BATCH_SIZE,
-        order: { created_at: "DESC" },
-      }
-    )
+    const candidates = await sessionsToSweep(container, {
+      providerId: id,
+      since: new Date(now.getTime() - LOOKBACK_MS),
+      graceEndedAt: new Date(now.getTime() - provider.options.reconcileGraceMs),
+      take: options.batchSize ?? DEFAULT_BATCH_SIZE,
+    })
+    const sessions = candidates.length
+      ? await paymentModule.listPaymentSessions(
+          { id: candidates },
+          { take: candidates.length, order: { created_at: "ASC" } }
+        )
+      : []
     const payments = await listCapturesToFollow(
       container,
       id,

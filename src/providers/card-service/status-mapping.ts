@@ -34,8 +34,11 @@ export function statusForUnapproved(
 }
 
 /** Marked for review by the decision manager (480): not a verdict yet. */
+/** The reason code of a payment the service's decision manager marked for review. */
+export const UNDER_REVIEW_CODE = "480"
+
 export function isUnderReview(reasonCode: string): boolean {
-  return reasonCode === "480"
+  return reasonCode === UNDER_REVIEW_CODE
 }
 
 /**
