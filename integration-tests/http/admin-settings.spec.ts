@@ -6,6 +6,7 @@ import { openStoredSecrets } from "../../src/modules/card-service-settings/store
 import { SETTINGS_UPDATED_EVENT } from "../../src/modules/card-service-settings/events"
 import storedSecretsCheck from "../../src/modules/card-service-settings/loaders/stored-secrets-check"
 import type CardServiceSettingsModuleService from "../../src/modules/card-service-settings/service"
+import { REVISION_FRESH_MS } from "../../src/modules/card-service-settings/service"
 import { useCardServiceSandbox } from "../helpers/card-service-env"
 import { checkoutToOrder, paymentOfOrder } from "../helpers/checkout-flow"
 import { CARD_SERVICE_PROVIDER_ID, seedStore } from "../helpers/seed-store"
@@ -267,7 +268,9 @@ medusaIntegrationTestRunner({
     it("notices a change another instance saved, on the next payment operation", async () => {
       expect((await save({ settings: { windowed: true } })).status).toBe(200)
       await savedElsewhere({ windowed: false, autoCapture: true })
-      // No event reached this instance (Redis hands each to one instance).
+      // No event reached this instance (Redis hands each to one instance):
+      // its last read of the revision answers for REVISION_FRESH_MS.
+      await new Promise((resolve) => setTimeout(resolve, REVISION_FRESH_MS))
       const { data } = await settings()
       expect(data.providers[0]).toMatchObject({ auto_capture: true, windowed: false })
     })

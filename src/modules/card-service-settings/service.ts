@@ -41,6 +41,12 @@ const isSecret = (key: string) =>
   (SECRET_SETTING_KEYS as readonly string[]).includes(key)
 
 /**
+ * How long a finished read of the settings' revision answers for: a change
+ * saved on another instance is in force here that much later at most.
+ */
+export const REVISION_FRESH_MS = 1000
+
+/**
  * The card-service settings module: one row of the store owner's settings
  * and the trail of who changed them. It is also the settings source the
  * provider reads for every payment (settings-source.ts): the row is cached,
@@ -81,24 +87,33 @@ export default class CardServiceSettingsModuleService
   }
 
   protected revisionInFlight_: Promise<string> | null = null
+  /** The last revision read that succeeded, and when it finished (ms since the epoch). */
+  protected revisionRead_: { revision: string; at: number } | null = null
 
   /**
    * revision_(), with callers that ask while a read is under way sharing it
-   * instead of queueing a read each: under load every payment operation asks
-   * (a checkout asks three to five times), and each read waits for a pooled
-   * connection behind the carts being completed. A joined read started at
-   * most one round trip before its caller asked, so a change saved on
-   * another instance is seen as soon as with a read of its own, give or take
-   * that round trip (as for any payment that started a moment earlier).
+   * instead of queueing a read each, and callers within REVISION_FRESH_MS of
+   * the last read taking its answer: every payment operation asks (a
+   * checkout asks three to five times), and each read is a statement that
+   * waits for a pooled connection behind the carts being completed. A change
+   * saved on another instance is therefore in force here within about a
+   * second; on the instance that saved it at once (invalidate()).
    */
   protected sharedRevision_(): Promise<string> {
+    const last = this.revisionRead_
+    if (!this.revisionInFlight_ && last && Date.now() - last.at < REVISION_FRESH_MS) {
+      return Promise.resolve(last.revision)
+    }
     if (!this.revisionInFlight_) {
       const reading = this.revision_()
       this.revisionInFlight_ = reading
       const done = () => {
         if (this.revisionInFlight_ === reading) this.revisionInFlight_ = null
       }
-      reading.then(done, done)
+      reading.then((revision) => {
+        done()
+        this.revisionRead_ = { revision, at: Date.now() }
+      }, done)
     }
     return this.revisionInFlight_
   }
@@ -106,6 +121,7 @@ export default class CardServiceSettingsModuleService
   /** Drops the cached row: the next payment reads it again. */
   invalidate(): void {
     this.cached_ = null
+    this.revisionRead_ = null
   }
 
   async view(): Promise<StoredSettingsView> {

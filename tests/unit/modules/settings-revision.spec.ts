@@ -1,4 +1,4 @@
-import CardServiceSettingsModuleService from "../../../src/modules/card-service-settings/service"
+import CardServiceSettingsModuleService, { REVISION_FRESH_MS } from "../../../src/modules/card-service-settings/service"
 import type { StoredSettingsSnapshot } from "../../../src/providers/card-service/settings-source"
 
 /**
@@ -36,6 +36,8 @@ function settingsWithCached(cached: StoredSettingsSnapshot, reads: Deferred<stri
 }
 
 describe("the stored settings' revision read", () => {
+  afterEach(() => jest.restoreAllMocks())
+
   it("is shared by calls that ask while it is under way: one read for many payments", async () => {
     const read = deferred<string>()
     const { service, revision_, load_ } = settingsWithCached(snapshot("r1"), [read])
@@ -47,11 +49,23 @@ describe("the stored settings' revision read", () => {
     expect(load_).not.toHaveBeenCalled()
   })
 
-  it("is made again by a call after it finished, so a change saved on another instance is seen", async () => {
+  it("answers from a read that finished less than REVISION_FRESH_MS ago: one statement for the calls of a checkout", async () => {
+    const read = deferred<string>()
+    const { service, revision_ } = settingsWithCached(snapshot("r1"), [read])
+    read.resolve("r1")
+    expect(await service.current()).toEqual(snapshot("r1"))
+    expect(await service.current()).toEqual(snapshot("r1"))
+    expect(await service.current()).toEqual(snapshot("r1"))
+    expect(revision_).toHaveBeenCalledTimes(1)
+  })
+
+  it("is made again by a call REVISION_FRESH_MS after it finished, so a change saved on another instance is seen", async () => {
     const [first, second] = [deferred<string>(), deferred<string>()]
     const { service, revision_, load_ } = settingsWithCached(snapshot("r1"), [first, second])
     first.resolve("r1")
+    const start = Date.now()
     expect(await service.current()).toEqual(snapshot("r1"))
+    jest.spyOn(Date, "now").mockReturnValue(start + REVISION_FRESH_MS + 50)
     second.resolve("r2")
     expect(await service.current()).toEqual(snapshot("loaded"))
     expect(revision_).toHaveBeenCalledTimes(2)
