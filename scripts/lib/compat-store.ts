@@ -199,28 +199,52 @@ export async function createCompatStore({
   }
 }
 
-/** Plain `npm install` in the store, as its owner runs it. */
-function npmInstall(dir: string, logFile: string): Promise<void> {
+/**
+ * Errors that say the registry answered badly, not that the store cannot
+ * install: a version the registry lists but served a stale document without
+ * (ETARGET, seen in CI on 2026-11-26 for a version published weeks before), a
+ * dropped or timed-out connection, a 5xx.
+ */
+const REGISTRY_HICCUP = /\b(ETARGET|ECONNRESET|ETIMEDOUT|EAI_AGAIN|ECONNREFUSED|E50[0-4])\b/
+
+/**
+ * Plain `npm install` in the store, as its owner runs it. A registry hiccup is
+ * retried once with `--prefer-online`, which makes npm revalidate every cached
+ * package document; a refusal (ERESOLVE) or a second failure is reported.
+ */
+async function npmInstall(dir: string, logFile: string): Promise<void> {
+  const first = await runNpmInstall(dir, logFile, [])
+  if (first === 0) return
+  const text = fs.readFileSync(logFile, "utf8")
+  if (REGISTRY_HICCUP.test(text) && !/ERESOLVE/.test(text)) {
+    fs.appendFileSync(logFile, "\n--- registry hiccup: once more with --prefer-online ---\n")
+    await new Promise((resolve) => setTimeout(resolve, 5_000))
+    const second = await runNpmInstall(dir, logFile, ["--prefer-online"])
+    if (second === 0) return
+    throw installFailure(second, logFile, "after one retry")
+  }
+  throw installFailure(first, logFile)
+}
+
+function runNpmInstall(dir: string, logFile: string, extra: string[]): Promise<number | string> {
   return new Promise((resolve, reject) => {
     const out = fs.openSync(logFile, "a")
-    const child = spawn("npm", ["install", "--no-audit", "--no-fund"], {
+    const child = spawn("npm", ["install", "--no-audit", "--no-fund", ...extra], {
       cwd: dir,
       env: storeEnv(),
       stdio: ["ignore", out, out],
     })
     fs.closeSync(out)
     child.on("error", reject)
-    child.on("exit", (code, signal) => {
-      if (code === 0) return resolve()
-      const text = fs.readFileSync(logFile, "utf8")
-      const eresolve = /ERESOLVE/.test(text)
-      reject(
-        new Error(
-          `npm install failed (${code ?? signal})${eresolve ? ": ERESOLVE, the peer range refuses this Medusa" : ""}:\n${logTail(logFile, 25)}`
-        )
-      )
-    })
+    child.on("exit", (code, signal) => resolve(code ?? signal ?? "unknown"))
   })
+}
+
+function installFailure(code: number | string, logFile: string, when?: string): Error {
+  const eresolve = /ERESOLVE/.test(fs.readFileSync(logFile, "utf8"))
+  return new Error(
+    `npm install failed (${code})${when ? ` ${when}` : ""}${eresolve ? ": ERESOLVE, the peer range refuses this Medusa" : ""}:\n${logTail(logFile, 25)}`
+  )
 }
 
 /** The versions npm installed of the packages that decide compatibility. */
