@@ -136,7 +136,7 @@ medusaIntegrationTestRunner({
         // service anything; the hint waits unanswered; settings unchanged.
         expect(serviceCalls()).toBe(callsBefore)
         const notes = notesOf((await sessionOf(session.id)).metadata)
-        expect(notes.hint?.transaction_id).toBe(transactionId)
+        expect(notes.hints?.map((hint) => hint.transaction_id)).toEqual([transactionId])
         expect(notes.reconcile).toBeUndefined()
         const after = await send("GET", "/admin/card-service/settings", {
           cookie,

@@ -83,11 +83,13 @@ medusaIntegrationTestRunner({
       expect(await orderOfCart(getContainer(), cart.id)).toBeNull()
       // The hint was noted before verification failed.
       expect(
-        (await sessionOf(session.id)).metadata?.card_service?.hint
-      ).toMatchObject({
-        transaction_id: transactionId,
-        source: "callback",
-      })
+        (await sessionOf(session.id)).metadata?.card_service?.hints
+      ).toEqual([
+        expect.objectContaining({
+          transaction_id: transactionId,
+          source: "callback",
+        }),
+      ])
 
       const first = await sweep()
       const orderId = await orderOfCart(getContainer(), cart.id)
@@ -102,7 +104,7 @@ medusaIntegrationTestRunner({
       expect(first.actions[0].message).toContain(orderId)
       const after = await sessionOf(session.id)
       expect(after.status).toBe("authorized")
-      expect(after.metadata?.card_service?.hint).toBeUndefined()
+      expect(after.metadata?.card_service?.hints).toBeUndefined()
       expect(after.metadata?.card_service?.reconcile).toMatchObject({
         status: "order_created",
       })
@@ -197,8 +199,8 @@ medusaIntegrationTestRunner({
       expect(await orderOfCart(getContainer(), cart.id)).toBeNull()
       // The hint survives the failed verification for the next sweep.
       expect(
-        (await sessionOf(session.id)).metadata?.card_service?.hint
-      ).toBeDefined()
+        (await sessionOf(session.id)).metadata?.card_service?.hints
+      ).toHaveLength(1)
 
       sandbox().clearFaults()
       const up = await sweep()
@@ -419,7 +421,7 @@ medusaIntegrationTestRunner({
         postPaymentForm(secondTab.form, CARDS.approved)
       )
       const before = (await sessionOf(session.id)).metadata?.card_service
-      expect(before?.hint).toMatchObject({ transaction_id: secondTransaction })
+      expect(before?.hints).toEqual([expect.objectContaining({ transaction_id: secondTransaction })])
       expect(await orderOfCart(getContainer(), cart.id)).toBeNull()
 
       // The first tab pays now: its callback attaches its transaction to
@@ -447,9 +449,9 @@ medusaIntegrationTestRunner({
           firstTab.fields.merchantReferenceCode,
         ])
       )
-      expect(after.metadata?.card_service?.hint).toMatchObject({
-        transaction_id: secondTransaction,
-      })
+      expect(after.metadata?.card_service?.hints).toEqual([
+        expect.objectContaining({ transaction_id: secondTransaction }),
+      ])
 
       // The money: the second tab's approval is reversed, once; the
       // order's payment is not. (The collection's copy of the hint finds it
@@ -463,6 +465,42 @@ medusaIntegrationTestRunner({
       expect(reversalsOf(payment.data.transaction_id)).toEqual([])
       expect(actionsFor(await sweep(), session.id)).toEqual([])
       expect(reversalsOf(secondTransaction)).toHaveLength(1)
+    })
+
+    it("keeps both tabs' results noted while the service was down: one becomes the order, the other is reversed", async () => {
+      // bench:soak (seed 44684): a shopper paid one session in two tabs while
+      // neither result could be verified. The one noted hint was the last
+      // tab's, so the first tab's approval was forgotten: the sweep made the
+      // order from the second and left the first held for ever.
+      const { store, cart, session } = await cartWithSession(api, getContainer())
+      const tabs = [await payPageOf(store.publishableKey, session.id), await payPageOf(store.publishableKey, session.id)]
+      sandbox().setCallbackKnobs({ retries: 0 })
+      sandbox().injectFault({ type: "status", status: 503, count: 40, path: "/payment/retrieve" })
+      const transactionIds: string[] = []
+      for (const [index, tab] of tabs.entries()) {
+        const { serviceLocation } = await postPaymentForm(tab.form, CARDS.approved)
+        transactionIds.push(new URL(serviceLocation as string).searchParams.get("transactionId") as string)
+        await sandbox().waitForCallbacks(
+          (d) => d.filter((c) => c.url.includes(session.id) && c.status === 503).length > index,
+          20_000
+        )
+      }
+      sandbox().clearFaults()
+      expect(await orderOfCart(getContainer(), cart.id)).toBeNull()
+
+      await sweep()
+
+      const orderId = await orderOfCart(getContainer(), cart.id)
+      expect(orderId).toMatch(/^order_/)
+      const payment = await paymentOfOrder(getContainer(), orderId as string)
+      const [kept, other] = transactionIds[0] === payment.data.transaction_id ? transactionIds : [...transactionIds].reverse()
+      expect(transactionIds).toContain(payment.data.transaction_id)
+      expect(reversalsOf(kept)).toEqual([])
+      expect(reversalsOf(other)).toHaveLength(1)
+      // Nothing more to do, and nothing done twice.
+      await sweep()
+      expect(reversalsOf(other)).toHaveLength(1)
+      expect(reversalsOf(kept)).toEqual([])
     })
 
     it("settles a reversal whose answer was lost from the service's refusal (237), reversing once", async () => {

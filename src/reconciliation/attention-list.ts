@@ -105,11 +105,11 @@ export async function reconcileEntries(
   }
   for (const collection of collections) {
     const hints = collectionHintsOf(collection.metadata)
-    for (const [sessionId, hint] of Object.entries(hints)) {
+    for (const hint of Object.values(hints)) {
       const note = hint.not_released
-      if (!note) continue
+      if (!note || typeof hint.session_id !== "string") continue
       entries.push(
-        entry("session", sessionId, note, note.references ?? [], true)
+        entry("session", hint.session_id, note, note.references ?? [], true)
       )
     }
   }

@@ -5,6 +5,7 @@ import { ApprovalNotReleased } from "../providers/card-service/approval-reversal
 import { isServiceDown } from "./service-down"
 import {
   collectionHintsOf,
+  hintsOf,
   notesOf,
   notReleasedNote,
   type ReconcileNote,
@@ -42,25 +43,26 @@ export async function sweepGoneSessions(
   )
   const actions: SessionAction[] = []
   for (const collection of collections) {
-    const hints = collectionHintsOf(collection.metadata)
-    const sessionIds = Object.keys(hints)
-    if (!sessionIds.length) continue
+    const hints = Object.entries(collectionHintsOf(collection.metadata)).filter(
+      ([, hint]) => typeof hint?.session_id === "string" && typeof hint.transaction_id === "string"
+    )
+    if (!hints.length) continue
     const existing = await paymentModule.listPaymentSessions(
-      { id: sessionIds },
+      { id: [...new Set(hints.map(([, hint]) => hint.session_id))] },
       { select: ["id", "status", "metadata"] }
     )
     const done: string[] = []
     const notReleased: Record<string, ReconcileNote> = {}
-    for (const sessionId of sessionIds) {
+    for (const [key, hint] of hints) {
+      const { session_id: sessionId, transaction_id: transactionId } = hint
       const session = existing.find((s) => s.id === sessionId)
-      const transactionId = hints[sessionId].transaction_id
       // Refused with 238 or 243 before: the service's record decides, and
       // the store owner has it in Needs attention. Asking again would only
       // be refused again.
-      if (hints[sessionId].not_released) continue
+      if (hint.not_released) continue
       if (session && session.status !== "authorized") {
         // Still open: the session pass settles its hint; the copy goes once it is answered.
-        if (!notesOf(session.metadata).hint) done.push(sessionId)
+        if (!hintsOf(notesOf(session.metadata)).some((h) => h.transaction_id === transactionId)) done.push(key)
         continue
       }
       // Gone (the cart changed, or was paid another way), or authorized: a
@@ -88,9 +90,9 @@ export async function sweepGoneSessions(
           )
           if (session) {
             await recordNotReleased(container, sessionId, note)
-            done.push(sessionId)
+            done.push(key)
           } else {
-            notReleased[sessionId] = note
+            notReleased[key] = note
           }
           actions.push({ session_id: sessionId, status: note.status, message: note.message })
           continue
@@ -102,7 +104,7 @@ export async function sweepGoneSessions(
         )
         continue
       }
-      done.push(sessionId)
+      done.push(key)
       const action = hintAction(sessionId, transactionId, outcome, !!session)
       if (action) actions.push(action)
     }

@@ -14,12 +14,40 @@ import { Modules } from "@medusajs/framework/utils"
  * the service (settlePayment), exactly as the callback does.
  */
 export type SessionNotes = {
-  /** The last result hint (callback or return) received, before it was verified. */
-  hint?: { transaction_id: string; source: string; received_at: string }
+  /**
+   * Result hints (callback or return) received and not yet verified, one per
+   * transaction, oldest first (bounded). One per transaction, not the last
+   * one only: a session paid in two tabs while neither result could be
+   * verified has two approvals, and the one a single note forgot stayed held
+   * for ever (bench:soak).
+   */
+  hints?: ResultHint[]
   /** The merchantReferenceCodes handed out for payment attempts, newest last (bounded). */
   attempts?: { reference: string; at: string }[]
   /** What the sweep found or did, for the store owner. */
   reconcile?: ReconcileNote
+}
+
+export type ResultHint = { transaction_id: string; source: string; received_at: string }
+
+/** Enough for every tab a shopper pays in; a forged hint is dropped once the sweep has looked. */
+const MAX_HINTS_KEPT = 10
+
+/** The noted hints of a session, oldest first. */
+export function hintsOf(notes: SessionNotes): ResultHint[] {
+  return Array.isArray(notes.hints) ? notes.hints : []
+}
+
+/** The noted hints that name another transaction than the one attached: the sweep's to verify. */
+export function unverifiedHints(notes: SessionNotes, attachedTransactionId: string | null | undefined): ResultHint[] {
+  return hintsOf(notes).filter((hint) => hint.transaction_id !== attachedTransactionId)
+}
+
+/** The notes without the hint of one transaction (answered). */
+export function withoutHint(notes: SessionNotes, transactionId: string): SessionNotes {
+  const { hints: _hints, ...rest } = notes
+  const kept = hintsOf(notes).filter((hint) => hint.transaction_id !== transactionId)
+  return kept.length ? { ...rest, hints: kept } : rest
 }
 
 export type ReconcileNote = {
@@ -76,15 +104,19 @@ export async function recordNotReleased(
   container: MedusaContainer,
   sessionId: string,
   note: ReconcileNote,
-  dropHint = false
+  /** The hint this answers, dropped from the notes. */
+  answeredHint?: string
 ): Promise<boolean> {
   return await updateSessionNotes(container, sessionId, (current) => {
-    const { hint, ...rest } = current
+    const answered = answeredHint !== undefined && hintsOf(current).some((h) => h.transaction_id === answeredHint)
     const noted =
       current.reconcile?.status === "not_released" &&
       current.reconcile.references?.[0] === note.references?.[0]
-    if (noted && !(dropHint && hint)) return null
-    return { ...(dropHint ? rest : current), reconcile: noted ? current.reconcile : note }
+    if (noted && !answered) return null
+    return {
+      ...(answered ? withoutHint(current, answeredHint as string) : current),
+      reconcile: noted ? current.reconcile : note,
+    }
   })
 }
 
@@ -211,11 +243,12 @@ export async function recordResultHint(
       container,
       collectionId,
       (hints) =>
-        hints[sessionId]?.transaction_id === transactionId
+        hints[collectionHintKey(sessionId, transactionId)]
           ? null
           : {
               ...hints,
-              [sessionId]: {
+              [collectionHintKey(sessionId, transactionId)]: {
+                session_id: sessionId,
                 transaction_id: transactionId,
                 received_at: hint.received_at,
               },
@@ -223,7 +256,9 @@ export async function recordResultHint(
     ),
     session
       ? updateSessionNotes(container, sessionId, (notes) =>
-          notes.hint?.transaction_id === transactionId ? null : { ...notes, hint }
+          hintsOf(notes).some((noted) => noted.transaction_id === transactionId)
+            ? null
+            : { ...notes, hints: [...hintsOf(notes), hint].slice(-MAX_HINTS_KEPT) }
         )
       : false,
   ])
@@ -252,9 +287,15 @@ export async function recordAttempt(
 /** Hints kept on a payment collection; a cart is paid for a few times at most. */
 const MAX_COLLECTION_HINTS = 20
 
+/**
+ * Keyed by session and transaction (collectionHintKey): one hint per
+ * transaction, as on the session, so a second tab's result does not take the
+ * place of the first's.
+ */
 export type CollectionHints = Record<
   string,
   {
+    session_id: string
     transaction_id: string
     received_at: string
     /**
@@ -265,6 +306,10 @@ export type CollectionHints = Record<
     not_released?: ReconcileNote
   }
 >
+
+export function collectionHintKey(sessionId: string, transactionId: string): string {
+  return `${sessionId}:${transactionId}`
+}
 
 export function collectionHintsOf(metadata: unknown): CollectionHints {
   const record =

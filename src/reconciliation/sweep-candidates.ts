@@ -42,8 +42,13 @@ export async function sessionsToSweep(
         and "status" in (${OPEN_STATUSES.map(() => "?").join(", ")})
         and "created_at" >= ?
         and (
-          ("metadata"->'card_service'->'hint'->>'transaction_id') is distinct from ("data"->>'transaction_id')
-            and "metadata"->'card_service'->'hint' is not null
+          exists (
+            select 1 from jsonb_array_elements(
+              case when jsonb_typeof("metadata"->'card_service'->'hints') = 'array'
+                then "metadata"->'card_service'->'hints' else '[]'::jsonb end
+            ) as "hint"
+            where ("hint"->>'transaction_id') is distinct from ("data"->>'transaction_id')
+          )
           or coalesce("data"->>'transaction_id', '') <> ''
             and coalesce("data"->>'state', '') <> 'failed'
             and coalesce(jsonb_typeof("data"->'failure'), 'null') = 'null'
@@ -52,7 +57,7 @@ export async function sessionsToSweep(
             and "status" = 'pending' and "data"->>'state' = 'pending'
             and "data"->'failure'->>'code' = ?
           or coalesce("data"->>'transaction_id', '') = ''
-            and "metadata"->'card_service'->'hint' is null
+            and coalesce("metadata"->'card_service'->'hints', '[]'::jsonb) = '[]'::jsonb
             and coalesce("metadata"->'card_service'->'attempts', '[]'::jsonb) <> '[]'::jsonb
             and ("metadata"->'card_service'->'attempts'->-1->>'at') <= ?
             and coalesce("metadata"->'card_service'->'reconcile'->>'status', '') <> 'outcome_unknown'

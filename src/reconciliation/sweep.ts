@@ -24,12 +24,14 @@ import { listHeldSessions, sweepHeldOrder } from "./held-orders"
 import { isServiceDown } from "./service-down"
 import { sessionsToSweep } from "./sweep-candidates"
 import {
+  hintsOf,
   notesOf,
   notReleasedNote,
   ReconcileNote,
   recordNotReleased,
-  SessionNotes,
+  unverifiedHints,
   updateSessionNotes,
+  withoutHint,
 } from "./session-notes"
 import type { SessionAction, SweepAction, SweepResult } from "./sweep-types"
 
@@ -98,8 +100,7 @@ export async function sweepCardServicePayments(
       ...sessions.map((session) => ({
         id: session.id,
         run: async () => {
-          const action = await sweepSession(container, provider, session, now)
-          return action ? [action] : []
+          return await sweepSession(container, provider, session, now)
         },
       })),
       ...payments.map((payment) => ({
@@ -160,7 +161,7 @@ async function sweepSession(
   provider: CardServiceProviderService,
   session: PaymentSessionDTO,
   now: Date
-): Promise<SweepAction | null> {
+): Promise<SweepAction[]> {
   const notes = notesOf(session.metadata)
   const { orderId } = await cartOfSession(container, session)
   const data = provider.verifySession(session.data, session.id)
@@ -174,7 +175,7 @@ async function sweepSession(
       !mayLackOrderPayment(session, data) ||
       now.getTime() - new Date(session.updated_at).getTime() < COMPLETION_LOCK_MS
     ) {
-      return null
+      return []
     }
     let outcome: SettleOutcome
     try {
@@ -182,22 +183,34 @@ async function sweepSession(
     } catch (error) {
       // The cart is still locked (a dead completion's lock lapses with its
       // TTL): not yet, the next pass tries again.
-      if (error instanceof OrderPaymentPending) return null
+      if (error instanceof OrderPaymentPending) return []
       throw error
     }
     return outcome.kind === "order" && outcome.paymentRecorded
-      ? {
-          session_id: session.id,
-          status: "order_created",
-          message: `order ${outcome.orderId} had no payment (its completion stopped before recording it); recorded transaction ${data?.transaction_id} as its payment`,
-        }
-      : null
+      ? [
+          {
+            session_id: session.id,
+            status: "order_created",
+            message: `order ${outcome.orderId} had no payment (its completion stopped before recording it); recorded transaction ${data?.transaction_id} as its payment`,
+          },
+        ]
+      : []
   }
 
-  // A result was reported but never verified (the service was down when the
-  // callback came): verify it now, as the callback would have.
-  if (notes.hint && notes.hint.transaction_id !== data?.transaction_id) {
-    return await settleOrNote(container, session.id, now, notes.hint.transaction_id)
+  // Results reported but never verified (the service was down when the
+  // callback came): verify them now, as the callback would have, oldest
+  // first. Once one has made the order, settlePayment reverses any other
+  // approval the next ones name (a second tab's).
+  const hints = unverifiedHints(notes, data?.transaction_id)
+  if (hints.length) {
+    const actions: SweepAction[] = []
+    let ordered = false
+    for (const hint of hints) {
+      const action = await settleOrNote(container, session.id, now, hint.transaction_id, ordered)
+      if (action) actions.push(action)
+      ordered ||= action?.status === "order_created"
+    }
+    return actions
   }
 
   // Verified and attached, but no order (completion failed after the
@@ -210,7 +223,8 @@ async function sweepSession(
     data.state !== "failed" &&
     notes.reconcile?.status !== "not_released"
   ) {
-    return await settleOrNote(container, session.id, now)
+    const action = await settleOrNote(container, session.id, now)
+    return action ? [action] : []
   }
 
   // Attempts handed out, no result ever reported, the grace period over:
@@ -219,7 +233,7 @@ async function sweepSession(
   const last = attempts[attempts.length - 1]
   if (
     !data?.transaction_id &&
-    !notes.hint &&
+    !hintsOf(notes).length &&
     last &&
     now.getTime() - Date.parse(last.at) >= provider.options.reconcileGraceMs &&
     notes.reconcile?.status !== "outcome_unknown"
@@ -236,13 +250,9 @@ async function sweepSession(
         ? null
         : { ...current, reconcile: note }
     )
-    return {
-      session_id: session.id,
-      status: note.status,
-      message: note.message,
-    }
+    return [{ session_id: session.id, status: note.status, message: note.message }]
   }
-  return null
+  return []
 }
 
 /**
@@ -254,7 +264,9 @@ async function settleOrNote(
   container: MedusaContainer,
   sessionId: string,
   now: Date,
-  hintTransactionId?: string
+  hintTransactionId?: string,
+  /** An earlier hint of this pass made the session's order. */
+  orderMade = false
 ): Promise<SweepAction | null> {
   let outcome: SettleOutcome
   try {
@@ -265,10 +277,10 @@ async function settleOrNote(
   } catch (error) {
     if (!ApprovalNotReleased.is(error)) throw error
     const note = notReleasedNote(error, "an approval of this session", now)
-    await recordNotReleased(container, sessionId, note, !!hintTransactionId)
+    await recordNotReleased(container, sessionId, note, hintTransactionId)
     return { session_id: sessionId, status: note.status, message: note.message }
   }
-  return await noteOutcome(container, sessionId, outcome, now, !!hintTransactionId)
+  return await noteOutcome(container, sessionId, outcome, now, hintTransactionId, orderMade)
 }
 
 async function noteOutcome(
@@ -276,24 +288,38 @@ async function noteOutcome(
   sessionId: string,
   outcome: SettleOutcome,
   now: Date,
-  fromHint: boolean
+  /** The hint this answers: dropped so the next sweep does not check it again. */
+  answeredHint: string | undefined,
+  orderMade: boolean
 ): Promise<SweepAction | null> {
-  const note = noteFor(outcome, now)
+  if (orderMade && outcome.kind === "order" && !outcome.secondPaymentReleased) {
+    // The order an earlier hint made stands, and this one was no approval of
+    // it (a second tab's decline): answered, with nothing to tell.
+    if (answeredHint) await updateSessionNotes(container, sessionId, (current) => withoutHint(current, answeredHint))
+    return null
+  }
+  const note = noteFor(outcome, now, answeredHint)
   if (!note) {
     return null
   }
-  await updateSessionNotes(container, sessionId, (current): SessionNotes => {
-    // The hint is answered: drop it so the next sweep does not check it again.
-    const { hint, ...rest } = current
-    return { ...(fromHint ? rest : { ...rest, hint }), reconcile: note }
-  })
+  await updateSessionNotes(container, sessionId, (current) => ({
+    ...(answeredHint ? withoutHint(current, answeredHint) : current),
+    reconcile: note,
+  }))
   return { session_id: sessionId, status: note.status, message: note.message }
 }
 
-function noteFor(outcome: SettleOutcome, now: Date): ReconcileNote | null {
+function noteFor(outcome: SettleOutcome, now: Date, answeredHint?: string): ReconcileNote | null {
   const at = now.toISOString()
   switch (outcome.kind) {
     case "order":
+      if (outcome.secondPaymentReleased) {
+        return {
+          status: "released",
+          at,
+          message: `order ${outcome.orderId} keeps its payment; a second approval ${answeredHint}, reported while it could not be verified, was reversed`,
+        }
+      }
       return {
         status: "order_created",
         at,
