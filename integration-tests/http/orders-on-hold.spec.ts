@@ -182,6 +182,52 @@ medusaIntegrationTestRunner({
       expect(events.map((e) => e.name)).toEqual([REVIEW_EVENTS.approved])
     })
 
+    it("cancels the order on the review's rejection when a cancel that died left its credit-line change behind", async () => {
+      // bench:soak (seed 44684): the instance died inside cancelOrderWorkflow,
+      // between the credit-line order change it creates and its confirmation.
+      // Every later cancel was refused ("already has an existing active order
+      // change"), and the order stayed open with no payment.
+      const { session, orderId, transactionId } = await orderOnHold("reject")
+      const orders = getContainer().resolve(Modules.ORDER)
+      const leftover = await orders.createOrderChange({ order_id: orderId, change_type: "credit_line" })
+      const reference = sandbox().transaction(transactionId)!.merchantReferenceCode
+      sandbox().setCallbackKnobs({ retries: 0 }, reference)
+
+      // A change made a moment ago may be a workflow running now: left alone,
+      // the verdict is not taken for a refusal, and the order stays on hold.
+      await sandbox().concludeReview(transactionId)
+      const waiting = await stateOf(orderId, session.id)
+      expect(waiting).toMatchObject({ status: "pending", reserved: 1 })
+      expect(waiting.session.status).toBe("pending_authorization")
+      expect((await orders.retrieveOrderChange(leftover.id)).status).toBe("pending")
+
+      // Older than any workflow takes: a dead cancel's. The sweep withdraws it and cancels.
+      await getContainer()
+        .resolve("__pg_connection__")
+        .raw(`update "order_change" set "created_at" = now() - interval '1 minute' where "id" = ?`, [leftover.id])
+      await sweep()
+
+      const rejected = await stateOf(orderId, session.id)
+      expect(rejected).toMatchObject({ status: "canceled", payments: [], reserved: 0 })
+      expect(rejected.session.status).toBe("canceled")
+      expect(await reviewOf(orderId)).toMatchObject({ state: "rejected", needs_action: false })
+      expect((await orders.retrieveOrderChange(leftover.id)).status).toBe("canceled")
+      expect(events.map((e) => e.name)).toEqual([REVIEW_EVENTS.rejected])
+    })
+
+    it("leaves the store owner's own order change alone: an order being edited is not canceled, and is in Needs attention", async () => {
+      const { session, orderId, transactionId } = await orderOnHold("reject")
+      const orders = getContainer().resolve(Modules.ORDER)
+      const edit = await orders.createOrderChange({ order_id: orderId, change_type: "edit" })
+
+      await sandbox().concludeReview(transactionId)
+
+      const after = await stateOf(orderId, session.id)
+      expect(after.status).not.toBe("canceled")
+      expect((await orders.retrieveOrderChange(edit.id)).status).toBe("pending")
+      expect(await reviewOf(orderId)).toMatchObject({ state: "not_canceled", needs_action: true })
+    })
+
     it("leaves an order fulfilled while on hold to the store owner when the review rejects it, in Needs attention", async () => {
       const { session, orderId, transactionId } = await orderOnHold("reject")
       const query = getContainer().resolve("query")
