@@ -408,6 +408,23 @@ medusaIntegrationTestRunner({
       expect(reversalsOf(transactionId)).toHaveLength(1)
     })
 
+    it("reaches a second tab's approval of a paid session behind a batch's worth of newer carts", async () => {
+      // The pass over the collections' hints read the newest collections, and
+      // every checkout changes its collection: a minute of traffic put a
+      // second tab's approval of a paid session out of its reach for good.
+      const { store, cart, session } = await cartWithSession(api, getContainer())
+      const secondTab = await payPageOf(store.publishableKey, session.id)
+      await payLikeABrowser(api, store.publishableKey, session.id, CARDS.approved)
+      expect(await orderOfCart(getContainer(), cart.id)).toMatch(/^order_/)
+      const transactionId = await whileRetrieveIsDown(session.id, () => postPaymentForm(secondTab.form, CARDS.approved))
+      await cartWithSession(api, getContainer(), store)
+      await cartWithSession(api, getContainer(), store)
+
+      await sweepCardServicePayments(getContainer(), { now: new Date(), batchSize: 2 })
+
+      expect(reversalsOf(transactionId)).toHaveLength(1)
+    })
+
     it("keeps a session's notes when a later payment's transaction is attached, and still reverses the other tab's approval", async () => {
       const { store, cart, session } = await cartWithSession(
         api,

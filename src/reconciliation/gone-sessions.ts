@@ -17,6 +17,42 @@ import type { SessionAction } from "./sweep-types"
 /** Sessions older than this are left alone: no callback or return is that late. */
 export const LOOKBACK_MS = 7 * 24 * 60 * 60 * 1000
 
+type Knex = { raw(sql: string, bindings: unknown[]): Promise<{ rows: Array<{ id: string }> }> }
+
+/**
+ * The payment collections holding a hint this pass acts on, least recently
+ * changed first, at most `take`: a hint of a session that is gone or
+ * authorized, or one its session no longer holds (answered by the session
+ * pass, the copy to drop). Not one whose reversal the service refused, nor
+ * one an open session still holds (the session pass's). Not the newest collections: every checkout changes its collection,
+ * and a batch of the newest is a minute of traffic, behind which a second
+ * tab's approval of a paid session would wait for ever (bench:soak).
+ */
+async function collectionsWithHints(container: MedusaContainer, since: Date, take: number): Promise<string[]> {
+  const knex = container.resolve<Knex>(ContainerRegistrationKeys.PG_CONNECTION)
+  const { rows } = await knex.raw(
+    `select "id" from "payment_collection"
+      where "deleted_at" is null and "updated_at" >= ?
+        and jsonb_typeof("metadata"->'card_service_hints') = 'object'
+        and exists (
+          select 1 from jsonb_each("metadata"->'card_service_hints') as "hint"
+            left join "payment_session" as "session"
+              on "session"."id" = "hint"."value"->>'session_id' and "session"."deleted_at" is null
+          where "hint"."value"->'not_released' is null
+            and (
+              "session"."id" is null
+              or "session"."status" = 'authorized'
+              or not coalesce("session"."metadata"->'card_service'->'hints', '[]'::jsonb)
+                @> jsonb_build_array(jsonb_build_object('transaction_id', "hint"."value"->>'transaction_id'))
+            )
+        )
+      order by "updated_at" asc
+      limit ?`,
+    [since.toISOString(), take]
+  )
+  return rows.map((row) => row.id)
+}
+
 /**
  * Hints of sessions Medusa has since deleted (the cart changed): their
  * approval can no longer become an order, so settlePayment's orphan path
@@ -33,14 +69,10 @@ export async function sweepGoneSessions(
     Modules.PAYMENT
   )
   const logger = container.resolve<Logger>(ContainerRegistrationKeys.LOGGER)
-  const collections = await paymentModule.listPaymentCollections(
-    {
-      updated_at: {
-        $gte: new Date(now.getTime() - LOOKBACK_MS).toISOString(),
-      },
-    } as Record<string, unknown>,
-    { select: ["id", "metadata"], take, order: { updated_at: "DESC" } }
-  )
+  const withHints = await collectionsWithHints(container, new Date(now.getTime() - LOOKBACK_MS), take)
+  const collections = withHints.length
+    ? await paymentModule.listPaymentCollections({ id: withHints }, { select: ["id", "metadata"], take: withHints.length })
+    : []
   const actions: SessionAction[] = []
   for (const collection of collections) {
     const hints = Object.entries(collectionHintsOf(collection.metadata)).filter(
