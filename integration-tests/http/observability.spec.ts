@@ -89,10 +89,16 @@ medusaIntegrationTestRunner({
       sandbox.resetKnobs()
       resetReconcileBackoff()
       const swept = await runReconcileSweep(getContainer())
-      // It also answers the forged callback's hint, noted for it: the service knows no such transaction.
-      // Oldest session first: the declined one was made before the lost one.
+      // It also answers the declined session's noted hints: its first payment's decline, and the forged
+      // callback's (the service knows no such transaction). Oldest session first: the declined one was
+      // made before the lost one.
       expect(swept?.actions).toEqual([
         expect.objectContaining({ session_id: declined.session.id, status: "failed" }),
+        expect.objectContaining({
+          session_id: declined.session.id,
+          status: "failed",
+          message: expect.stringContaining("the service knows no such transaction"),
+        }),
         expect.objectContaining({ session_id: lost.session.id, status: "order_created" }),
       ])
       expect(await orderOfCart(getContainer(), lost.cart.id)).toMatch(/^order_/)
@@ -150,7 +156,7 @@ medusaIntegrationTestRunner({
       const forgedReads = retrieves.filter((s) => s.attributes["http.response.status_code"] === 404)
       expect(forgedReads.map((s) => s.attributes["error.type"])).toEqual(["invalid_request", "invalid_request"])
       const [sweepSpan] = named("card_service.sweep")
-      expect(sweepSpan.attributes).toMatchObject({ "card_service.sweep.actions": 2, "card_service.sweep.service_down": false })
+      expect(sweepSpan.attributes).toMatchObject({ "card_service.sweep.actions": 3, "card_service.sweep.service_down": false })
       expect(
         settles.some(
           (s) => s.attributes["card_service.settle.source"] === "sweep" && s.parentSpanContext?.spanId === sweepSpan.spanContext().spanId
@@ -176,7 +182,7 @@ medusaIntegrationTestRunner({
       expect(sum(METRICS.callbacks.name, { "card_service.callback.outcome": "unavailable" })).toBe(1)
       expect(sum(METRICS.callbacks.name, { "card_service.callback.outcome": "settled" })).toBeGreaterThanOrEqual(4)
       expect(sum(METRICS.sweepActions.name, { "card_service.sweep.action": "order_created" })).toBe(1)
-      expect(sum(METRICS.sweepActions.name, { "card_service.sweep.action": "failed" })).toBe(1)
+      expect(sum(METRICS.sweepActions.name, { "card_service.sweep.action": "failed" })).toBe(2)
       for (const point of points) {
         const spec = Object.values(METRICS).find((m) => m.name === point.name)!
         for (const key of Object.keys(point.attributes)) expect(spec.attributes).toContain(key)
@@ -210,9 +216,9 @@ medusaIntegrationTestRunner({
         approval_rate: 2 / 5,
         callbacks_refused: 2,
         callbacks_unavailable: 1,
-        sweep_actions: 2,
+        sweep_actions: 3,
         sweep_by_status: [
-          { status: "failed", count: 1 },
+          { status: "failed", count: 2 },
           { status: "order_created", count: 1 },
         ],
       })

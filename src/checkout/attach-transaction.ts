@@ -21,7 +21,13 @@ export async function attachTransaction(
   provider: CardServiceProviderService,
   data: CardServiceSessionData,
   transactionId: string,
-  email: string | null
+  email: string | null,
+  /**
+   * The sweep's hints are earlier results, verified late: one that is no
+   * approval does not take the place of a transaction attached since (the
+   * shopper's later attempt), or the two would take turns pass after pass.
+   */
+  { lateResult = false }: { lateResult?: boolean } = {}
 ): Promise<Attached> {
   let record: TransactionRecord
   try {
@@ -55,6 +61,9 @@ export async function attachTransaction(
     // stay held with no order. A wrong-amount approval is released; the
     // session keeps its approval and goes on to its order.
     if (verdict.outcome === "mismatch") await provider.releaseApproval(data, record)
+    return { kind: "attached", data }
+  }
+  if (lateResult && data.transaction_id && verdict.outcome === "unapproved") {
     return { kind: "attached", data }
   }
   if (verdict.outcome === "mismatch") {

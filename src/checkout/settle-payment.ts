@@ -136,7 +136,9 @@ async function settleSession(
   let current = data
   if (hint.transactionId && hint.transactionId !== data.transaction_id) {
     anonymousHint(provider, session.id, hint)
-    const attached = await attachTransaction(provider, data, hint.transactionId, email)
+    const attached = await attachTransaction(provider, data, hint.transactionId, email, {
+      lateResult: hint.source === "sweep",
+    })
     if (attached.kind === "ignored") {
       return { ...attached, cartId }
     }
