@@ -711,7 +711,7 @@ describe("a callback copy while another copy settles", () => {
     const { s, outcome } = await copyWhileHeld("* * * * *")
     expect(outcome).toEqual({ kind: "acknowledged" })
     expect(orders(s)).toHaveLength(0)
-    expect(s.medusa.payments.session(s.sessionId).metadata).toMatchObject({ card_service: { hint: { source: "callback" } } })
+    expect(s.medusa.payments.session(s.sessionId).metadata).toMatchObject({ card_service: { hints: [expect.objectContaining({ source: "callback" })] } })
   })
 
   it.each([
