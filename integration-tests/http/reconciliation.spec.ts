@@ -141,6 +141,41 @@ medusaIntegrationTestRunner({
       expect(await orderOfCart(getContainer(), cart.id)).toBe(orderId)
     })
 
+    it("makes the order from a return that could not be settled, its callback lost, with no further return", async () => {
+      // bench:soak (seed 43705): the callback was lost and the store's
+      // database connections were cut while the browser's return settled it.
+      // The return answered "pending", noted nothing, and the approval stayed
+      // held with no order: only the callback noted what it could not settle.
+      const { cart, session, store } = await cartWithSession(api, getContainer())
+      sandbox().setCallbackKnobs({ drop: true })
+      sandbox().injectFault({ type: "status", status: 503, count: 20, path: "/payment/retrieve" })
+      const paid = await payLikeABrowser(api, store.publishableKey, session.id, CARDS.approved)
+      sandbox().clearFaults()
+      sandbox().resetKnobs()
+      expect(paid.storefrontLocation?.searchParams.get("status")).toBe("pending")
+      const transactionId = new URL(paid.serviceLocation as string).searchParams.get("transactionId")
+      expect((await sessionOf(session.id)).metadata?.card_service?.hints).toEqual([
+        expect.objectContaining({ transaction_id: transactionId, source: "return" }),
+      ])
+
+      const swept = await sweep()
+
+      expect(await orderOfCart(getContainer(), cart.id)).toMatch(/^order_/)
+      expect(actionsFor(swept, session.id)).toEqual([expect.objectContaining({ status: "order_created" })])
+    })
+
+    it("notes no result of a return whose reference is not this session's", async () => {
+      const { session, store } = await cartWithSession(api, getContainer())
+      sandbox().injectFault({ type: "status", status: 503, count: 20, path: "/payment/retrieve" })
+      const answer = await api.get(
+        `/card-service/return/${session.id}?transactionId=1234567890&merchantReferenceCode=made-up`,
+        { headers: { "x-publishable-api-key": store.publishableKey }, maxRedirects: 0, validateStatus: () => true }
+      )
+      sandbox().clearFaults()
+      expect(answer.status).toBeLessThan(500)
+      expect((await sessionOf(session.id)).metadata?.card_service?.hints).toBeUndefined()
+    })
+
     it("reaches a noted hint behind a batch's worth of newer open sessions that need nothing (abandoned and declined checkouts)", async () => {
       // bench:soak: under steady traffic the sweep looked only at the newest
       // open sessions, and a hint noted while an instance died fell behind

@@ -8,6 +8,8 @@ import { settledOrder } from "../../../../checkout/settled-check"
 import { readSettledMark } from "../../../../checkout/settled-marks"
 import { anyProviderMessages, shopperText } from "../../../../checkout/shopper-text"
 import { failureMessageKey } from "../../../../lib/i18n"
+import type CardServiceProviderService from "../../../../providers/card-service/service"
+import { recordResultHint } from "../../../../reconciliation/session-notes"
 
 /**
  * GET and POST /card-service/return/:session_id/ - where the browser lands
@@ -98,11 +100,35 @@ async function handleReturn(
       req.scope
         .resolve("logger")
         .error(`card-service: could not settle the return of session ${sessionId}: ${(error as Error).message}`)
+      await noteReturn(req, provider, sessionId, transactionId, merchantReferenceCode)
     }
     outcome = { kind: "pending", cartId: null }
   }
 
   return redirectBack(res, target, outcome, sessionId, provider.options.backendUrl, text)
+}
+
+/**
+ * A return that could not be settled (the service or the store's database
+ * failed it) may be the only report of its result: when the callback is lost
+ * too, nothing else names the transaction, and the approval stayed held with
+ * no order (bench:soak). Its hint is noted for the sweep, as a callback's
+ * is, when the reference it carries is one this plugin made for this
+ * session (the MAC says so): any browser can call the return route, and only
+ * the shopper's own result is worth a note. The storefront's poll then
+ * finds the order the sweep made.
+ */
+async function noteReturn(
+  req: MedusaRequest,
+  provider: CardServiceProviderService,
+  sessionId: string,
+  transactionId: string | undefined,
+  merchantReferenceCode: string | undefined
+): Promise<void> {
+  if (!transactionId || !provider.sealer.referenceBelongsTo(merchantReferenceCode, sessionId)) return
+  await recordResultHint(req.scope, sessionId, transactionId, "return").catch((error: Error) => {
+    req.scope.resolve("logger").warn(`card-service: could not note the return of session ${sessionId}: ${error.message}`)
+  })
 }
 
 /** The 303 back to the storefront, with the outcome in the query. */
