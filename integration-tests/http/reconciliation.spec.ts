@@ -164,6 +164,19 @@ medusaIntegrationTestRunner({
       expect(actionsFor(swept, session.id)).toEqual([expect.objectContaining({ status: "order_created" })])
     })
 
+    it("leaves a shopper's later declined attempt attached when it verifies an earlier decline's hint, and is done in one pass", async () => {
+      const { session, store } = await cartWithSession(api, getContainer())
+      const first = await payLikeABrowser(api, store.publishableKey, session.id, CARDS.declined)
+      const second = await payLikeABrowser(api, store.publishableKey, session.id, CARDS.declined)
+      const later = new URL(second.serviceLocation as string).searchParams.get("transactionId")
+      expect(new URL(first.serviceLocation as string).searchParams.get("transactionId")).not.toBe(later)
+      expect((await sessionOf(session.id)).data.transaction_id).toBe(later)
+
+      await sweep()
+      expect((await sessionOf(session.id)).data.transaction_id).toBe(later)
+      expect(actionsFor(await sweep(), session.id)).toEqual([])
+    })
+
     it("notes no result of a return whose reference is not this session's", async () => {
       const { session, store } = await cartWithSession(api, getContainer())
       sandbox().injectFault({ type: "status", status: 503, count: 20, path: "/payment/retrieve" })
