@@ -8,6 +8,9 @@ import { seedStore, type SeededStore } from "../helpers/seed-store"
 import { sweepCardServicePayments } from "../../src/reconciliation/sweep"
 import { REVIEW_EVENTS } from "../../src/checkout/review-verdict"
 import { TEST_CARDS } from "../../src/sandbox"
+import { attachToSession, attachTransaction } from "../../src/checkout/attach-transaction"
+import { cardServiceProvider } from "../../src/checkout/provider-lookup"
+import { CARD_SERVICE_PROVIDER_ID } from "../helpers/seed-store"
 
 jest.setTimeout(180_000)
 
@@ -285,6 +288,61 @@ medusaIntegrationTestRunner({
       expect(await reviewOf(orderId)).toMatchObject({ state: "reversed" })
       // Nothing more for the sweep to do.
       expect((await sweep(late)).actions.filter((a: any) => a.session_id === session.id)).toEqual([])
+    })
+
+    describe("a result under review whose completion died before it made the order (bench:soak, seed 564948)", () => {
+      /**
+       * What an instance killed between attaching a 480 result and Medusa's
+       * cart completion leaves: the transaction on the session, no order. The
+       * result's later copies and the verdict's callback were acknowledged
+       * while the dead delivery's claim held, so only the sweep is left.
+       */
+      const diedBeforeOrder = async (verdict: "approve" | "reject") => {
+        const { cart, session } = await cartWithSession(api, getContainer(), store)
+        sandbox().setCallbackKnobs({ drop: true })
+        const paid = await payLikeABrowser(api, store.publishableKey, session.id, reviewCard(verdict), { followReturn: false })
+        const transactionId = new URL(paid.serviceLocation as string).searchParams.get("transactionId") as string
+        const provider = cardServiceProvider(getContainer(), CARD_SERVICE_PROVIDER_ID)
+        const payment = getContainer().resolve(Modules.PAYMENT)
+        const stored = await payment.retrievePaymentSession(session.id)
+        const attached = await attachTransaction(provider, provider.verifySession(stored.data, stored.id)!, transactionId, null)
+        if (attached.kind !== "attached") throw new Error("the review's result was not attached")
+        await attachToSession(payment, provider, stored, attached.data)
+        expect(attached.data.failure?.code).toBe("480")
+        await sandbox().concludeReview(transactionId, verdict)
+        sandbox().resetKnobs()
+        expect(await orderOfCart(getContainer(), cart.id)).toBeNull()
+        return { cart, session, transactionId }
+      }
+
+      it("makes the order from the review's approval the sweep finds", async () => {
+        const { cart, session, transactionId } = await diedBeforeOrder("approve")
+
+        const swept = await sweep()
+
+        const orderId = await orderOfCart(getContainer(), cart.id)
+        expect(orderId).toMatch(/^order_/)
+        const after = await stateOf(orderId as string, session.id)
+        expect(after).toMatchObject({ paymentStatus: "authorized", reserved: 1 })
+        expect(after.payments).toHaveLength(1)
+        expect(swept.actions.filter((a: any) => a.session_id === session.id)).toEqual([
+          expect.objectContaining({ status: "order_created" }),
+        ])
+        expect(successfulReversalsOf(transactionId)).toEqual([])
+      })
+
+      it("fails the session on the review's rejection, makes no order, and does not ask again", async () => {
+        const { cart, session } = await diedBeforeOrder("reject")
+
+        await sweep()
+
+        expect(await orderOfCart(getContainer(), cart.id)).toBeNull()
+        const [after] = await getContainer()
+          .resolve(Modules.PAYMENT)
+          .listPaymentSessions({ id: session.id }, { select: ["id", "data"] })
+        expect(after.data).toMatchObject({ state: "failed", failure: expect.objectContaining({ code: "481" }) })
+        expect((await sweep()).actions.filter((a: any) => a.session_id === session.id)).toEqual([])
+      })
     })
 
     describe("an order whose completion died before it placed the order on hold (bench:soak, issue 33)", () => {

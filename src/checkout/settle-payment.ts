@@ -146,6 +146,18 @@ async function settleSession(
     await attachToSession(paymentModule, provider, session, current)
   }
 
+  if (hint.source === "sweep" && current === data && current.transaction_id && awaitingVerdict(current)) {
+    // Under review (480) and no order: the completion that would have placed
+    // it on hold died (bench:soak: an instance killed on the first callback,
+    // the verdict's callbacks acknowledged meanwhile). The sweep asks the
+    // service again, so a verdict that came since decides: an approval
+    // completes the cart, a rejection fails the session.
+    const refreshed = await attachTransaction(provider, { ...current, transaction_id: null }, current.transaction_id, email)
+    if (refreshed.kind === "attached" && refreshed.data !== current) {
+      current = refreshed.data
+      await attachToSession(paymentModule, provider, session, current)
+    }
+  }
   if (!current.transaction_id) {
     return { kind: "pending", cartId }
   }
@@ -175,6 +187,11 @@ async function settleSession(
     })
   }
   return outcome
+}
+
+/** A transaction attached whose result is a review (480), no verdict yet as far as the session knows. */
+export function awaitingVerdict(data: CardServiceSessionData): boolean {
+  return data.state === "pending" && isUnderReview(data.failure?.code ?? "")
 }
 
 /** The session's sealed terms must be Medusa's own amount and currency for it. */

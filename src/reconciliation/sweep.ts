@@ -11,7 +11,7 @@ import {
 } from "../checkout/provider-lookup"
 import { COMPLETION_LOCK_MS, mayLackOrderPayment, OrderPaymentPending } from "../checkout/order-payment"
 import { cartOfSession } from "../checkout/cart-of-session"
-import { settlePayment, type SettleOutcome } from "../checkout/settle-payment"
+import { awaitingVerdict, settlePayment, type SettleOutcome } from "../checkout/settle-payment"
 import { ApprovalNotReleased } from "../providers/card-service/approval-reversal"
 import type CardServiceProviderService from "../providers/card-service/service"
 import {
@@ -217,10 +217,12 @@ async function sweepSession(
   // result was checked): complete it now through the same path, unless an
   // approval's reversal was refused (238, 243) on the way: then the store
   // owner decides.
+  // The same for a result under review (480) whose completion died before
+  // it placed the order on hold: settlePayment asks the service for the
+  // verdict first.
   if (
     data?.transaction_id &&
-    !data.failure &&
-    data.state !== "failed" &&
+    ((!data.failure && data.state !== "failed") || awaitingVerdict(data)) &&
     notes.reconcile?.status !== "not_released"
   ) {
     const action = await settleOrNote(container, session.id, now)
