@@ -153,7 +153,7 @@ async function settleSession(
     // service again, so a verdict that came since decides: an approval
     // completes the cart, a rejection fails the session.
     const refreshed = await attachTransaction(provider, { ...current, transaction_id: null }, current.transaction_id, email)
-    if (refreshed.kind === "attached" && refreshed.data !== current) {
+    if (refreshed.kind === "attached") {
       current = refreshed.data
       await attachToSession(paymentModule, provider, session, current)
     }

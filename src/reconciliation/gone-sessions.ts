@@ -3,6 +3,7 @@ import { ContainerRegistrationKeys, Modules } from "@medusajs/framework/utils"
 import { settlePayment, type SettleOutcome } from "../checkout/settle-payment"
 import { ApprovalNotReleased } from "../providers/card-service/approval-reversal"
 import { isServiceDown } from "./service-down"
+import type { Knex } from "./sweep-candidates"
 import {
   collectionHintsOf,
   hintsOf,
@@ -17,16 +18,15 @@ import type { SessionAction } from "./sweep-types"
 /** Sessions older than this are left alone: no callback or return is that late. */
 export const LOOKBACK_MS = 7 * 24 * 60 * 60 * 1000
 
-type Knex = { raw(sql: string, bindings: unknown[]): Promise<{ rows: Array<{ id: string }> }> }
-
 /**
  * The payment collections holding a hint this pass acts on, least recently
  * changed first, at most `take`: a hint of a session that is gone or
  * authorized, or one its session no longer holds (answered by the session
  * pass, the copy to drop). Not one whose reversal the service refused, nor
- * one an open session still holds (the session pass's). Not the newest collections: every checkout changes its collection,
- * and a batch of the newest is a minute of traffic, behind which a second
- * tab's approval of a paid session would wait for ever (bench:soak).
+ * one an open session still holds (the session pass's). Not the newest
+ * collections: every checkout changes its collection, and a batch of the
+ * newest is a minute of traffic, behind which a second tab's approval of a
+ * paid session would wait for ever (bench:soak).
  */
 async function collectionsWithHints(container: MedusaContainer, since: Date, take: number): Promise<string[]> {
   const knex = container.resolve<Knex>(ContainerRegistrationKeys.PG_CONNECTION)

@@ -2,7 +2,8 @@ import type { MedusaContainer } from "@medusajs/framework/types"
 import { ContainerRegistrationKeys } from "@medusajs/framework/utils"
 import { UNDER_REVIEW_CODE } from "../providers/card-service/status-mapping"
 
-type Knex = { raw(sql: string, bindings: unknown[]): Promise<{ rows: Array<{ id: string }> }> }
+/** The PG_CONNECTION as the sweep's id queries use it. */
+export type Knex = { raw(sql: string, bindings: unknown[]): Promise<{ rows: Array<{ id: string }> }> }
 
 /** Statuses a session leaves once it is authorized, captured or canceled. */
 export const OPEN_STATUSES = ["pending", "requires_more", "error"] as const
