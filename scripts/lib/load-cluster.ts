@@ -346,6 +346,9 @@ export async function startCluster({
     )
 
     const pg = new Client({ connectionString: databaseUrl })
+    // A server that stops under it (Ctrl-C reaches the embedded PostgreSQL
+    // too) is logged, not thrown from an event nobody awaits.
+    pg.on("error", (error) => log(`the benchmark's database connection closed: ${error.message}`))
     await pg.connect()
     cleanups.push(() => pg.end())
     let statementCount: StatementCounter | null = null
@@ -353,6 +356,7 @@ export async function startCluster({
       if (dbEnv?.DB_HOST) log("statement counts need the embedded PostgreSQL; none with DB_HOST set")
       else {
         const own = new Client({ connectionString: databaseUrl })
+        own.on("error", (error) => log(`the statement counter's database connection closed: ${error.message}`))
         await own.connect()
         cleanups.push(() => own.end())
         statementCount = await statementCounter(own)
