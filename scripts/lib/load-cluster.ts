@@ -96,6 +96,7 @@ export async function startCluster({
   authorizeSide = false,
   settleStart = "alternate",
   persistentRedis = false,
+  instanceEnv = {},
 }: {
   log?: Log
   dbEnv?: Record<string, string | undefined>
@@ -134,6 +135,12 @@ export async function startCluster({
    * a restart, not a wipe (the soak; bench:load's fault restarts it empty).
    */
   persistentRedis?: boolean
+  /**
+   * More environment for both Medusa instances, over the cluster's own (the
+   * soak's compressed time: review timeout, grace, retention, the sweep's
+   * schedule).
+   */
+  instanceEnv?: Record<string, string>
 } = {}): Promise<Cluster> {
   const logDir = fs.mkdtempSync(path.join(os.tmpdir(), "card-service-load-"))
   const cleanups: Array<() => Promise<void>> = []
@@ -240,6 +247,7 @@ export async function startCluster({
       CARD_SERVICE_AUTO_CAPTURE: String(autoCapture),
       CARD_SERVICE_AUTHORIZE_ONLY_PROVIDER: String(authorizeSide),
       CARD_SERVICE_SESSION_SECRET: "load-benchmark-session-secret-0123456789",
+      ...instanceEnv,
     }
     delete env.NODE_OPTIONS
 

@@ -39,3 +39,40 @@ function endpointOf(pathname: string): string {
   }
   return "other"
 }
+
+/**
+ * When each known transaction was retrieved (section 4.5), and how many
+ * retrieves named a transaction the sandbox does not have: for the soak,
+ * which bounds how often the sweep asks again about a payment it has settled
+ * (issue 39) and counts the lookups that made-up ids cause. Kept per known
+ * transaction only, so made-up ids cannot grow it.
+ */
+export class RetrieveTally {
+  private readonly times = new Map<string, number[]>()
+  private unknownCount = 0
+
+  note(transactionId: string, at: number): void {
+    const times = this.times.get(transactionId)
+    if (times) times.push(at)
+    else this.times.set(transactionId, [at])
+  }
+
+  noteUnknown(): void {
+    this.unknownCount++
+  }
+
+  /** The times (ms since the epoch) the transaction was retrieved and answered, oldest first. */
+  of(transactionId: string): number[] {
+    return [...(this.times.get(transactionId) ?? [])]
+  }
+
+  /** Retrieves answered 404 because no such transaction was recorded. */
+  unknown(): number {
+    return this.unknownCount
+  }
+
+  clear(): void {
+    this.times.clear()
+    this.unknownCount = 0
+  }
+}

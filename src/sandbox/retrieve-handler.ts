@@ -16,13 +16,14 @@ export function retrieve(ctx: SandboxContext, pathname: string): JsonAnswer {
   }
   const merchantId = safeDecode(parts[3])
   const tx = ctx.store.get(safeDecode(parts[4]))
-  if (
-    !tx ||
-    merchantId !== ctx.credentials.merchantId ||
-    tx.merchantId !== merchantId
-  ) {
+  if (!tx) {
+    ctx.retrieves.noteUnknown()
     return notFound
   }
+  if (merchantId !== ctx.credentials.merchantId || tx.merchantId !== merchantId) {
+    return notFound
+  }
+  ctx.retrieves.note(tx.transactionId, ctx.now())
   return { status: 200, payload: ctx.store.toRecord(tx) }
 }
 

@@ -6,6 +6,7 @@ import {
   SandboxLogger,
 } from "./sandbox-options"
 import { ChallengeSessions, VerificationCodes } from "./session-store"
+import type { RetrieveTally } from "./request-tally"
 import type { ReviewDesk } from "./review-desk"
 import { ReferenceWindow, TransactionStore } from "./transaction-store"
 
@@ -28,6 +29,8 @@ export type SandboxContext = {
   codeScoping(): CodeScoping
   /** JSON requests that carried a code already posted in a form, by path; refused ones too. */
   readonly formCodeUses: { path: string; refused: boolean }[]
+  /** Retrieves answered, per known transaction, and of unknown ones. */
+  readonly retrieves: RetrieveTally
   /** Payments marked for review (480) waiting for their verdict. */
   readonly reviews: ReviewDesk
   /** The callback knobs in force for one merchantReferenceCode (global ones plus its own). */

@@ -10,6 +10,7 @@ import { brandOfNumber } from "./card-rules"
 import { FaultQueue, FaultSpec } from "./fault-knobs"
 import { approvedAmount } from "./payment-result"
 import { RequestLog, SandboxRequest } from "./request-log"
+import { RetrieveTally } from "./request-tally"
 import { OpenReview, ReviewDesk, ReviewVerdict } from "./review-desk"
 import { SandboxContext } from "./sandbox-context"
 import {
@@ -86,6 +87,7 @@ export class SandboxTestControls {
       faults: new FaultQueue(),
       codeScoping: () => this.codeScoping,
       formCodeUses: [],
+      retrieves: new RetrieveTally(),
       knobsFor: (merchantReferenceCode) => ({
         ...this.callbackKnobs,
         ...this.knobsByReference.get(merchantReferenceCode),
@@ -198,6 +200,19 @@ export class SandboxTestControls {
     return [...this.context.formCodeUses]
   }
 
+  /**
+   * When a transaction was retrieved and answered with its record (its
+   * clock, ms), oldest first; kept whole however long the sandbox runs.
+   */
+  retrievesOf(transactionId: string): number[] {
+    return this.context.retrieves.of(transactionId)
+  }
+
+  /** Retrieves answered 404 because the sandbox has no such transaction (made-up ids). */
+  unknownRetrieves(): number {
+    return this.context.retrieves.unknown()
+  }
+
   /** The requests the sandbox received (newest 20,000), oldest first: method, path, timings, status. */
   requests(): SandboxRequest[] {
     return this.requestLog.all()
@@ -302,6 +317,7 @@ export class SandboxTestControls {
     this.context.challenges.clear()
     this.context.dispatcher.deliveries.length = 0
     this.context.formCodeUses.length = 0
+    this.context.retrieves.clear()
     this.requestLog.clear()
   }
 }
