@@ -10,7 +10,8 @@
  *
  *   npm run bench:soak -- [--checkouts N] [--rate R] [--max-shoppers M] [--fault-every S] [--kinds k1,k2]
  *                          [--no-faults] [--seed N] [--time-cap MIN] [--check-every S] [--settle-age S]
- *                          [--review-after S]
+ *                          [--review-after S] [--forgeries-per-minute F] [--max-forgeries N] [--no-adversary]
+ *                          [--compress-time]
  *
  * --checkouts: shoppers in all (default 300). --rate: shoppers arriving per
  * minute (default 120); at most --max-shoppers (default 30) at once, later
@@ -22,6 +23,14 @@
  * approvals and carts older than --settle-age seconds (default 600).
  * --review-after: seconds after which the service concludes a review (the
  * sandbox's reviewAfterMs, default 60): an order on hold gets its verdict.
+ * --forgeries-per-minute: the adversary's rate (default 30), forged,
+ * replayed and malformed callbacks and returns for real sessions
+ * (soak-adversary.ts); --max-forgeries: its count in all (default: one per
+ * checkout); --no-adversary: none. --compress-time: the review timeout, the
+ * reconcile grace and the event table's retention scaled down to minutes, the
+ * sweep every 15 s, and each review's verdict at a drawn time, half of them
+ * after the timeout (soak-time.ts); --review-after then gives every review
+ * that one delay.
  * docs/benchmarks.md, "The soak", describes the run and its report.
  */
 import fs from "node:fs"
@@ -32,11 +41,23 @@ import { positiveNumber, positiveWhole } from "./lib/cli-numbers"
 import { startCluster } from "./lib/load-cluster"
 import { percentile } from "./lib/load-goals"
 import { storeOwner, type AdminAction } from "./lib/soak-admin"
-import { attemptFacts, deliveredTransactions, historyOf, serviceRecords, storeFacts } from "./lib/soak-facts"
+import { Adversary } from "./lib/soak-adversary"
+import {
+  answeredTransactions,
+  attemptFacts,
+  deliveredTransactions,
+  EventTableCount,
+  expiredReviews,
+  genuineCallbackAnswers,
+  historyOf,
+  serviceRecords,
+  storeFacts,
+} from "./lib/soak-facts"
 import { FAULT_KINDS, faultCosts, planFaults, seededRandom, type FaultKind } from "./lib/soak-faults"
 import { FaultInjector } from "./lib/soak-inject"
-import { checkInvariants, INVARIANTS, type Breach } from "./lib/soak-invariants"
+import { checkInvariants, INVARIANTS, type AdversaryFacts, type Breach, type ExpiredReview } from "./lib/soak-invariants"
 import { DEFAULT_MIX, pickScenario, SCENARIOS, soakShopper, type SoakCheckout } from "./lib/soak-shoppers"
+import { compressedEnv, compressedTime, ReviewClock, verdictDelays, type CompressedTime } from "./lib/soak-time"
 
 type Options = {
   checkouts: number
@@ -49,6 +70,12 @@ type Options = {
   checkEveryMs: number
   settleAgeMs: number
   reviewAfterMs: number
+  /** Whether --review-after was given (under compressed time, the verdicts' delays are drawn otherwise). */
+  reviewAfterGiven: boolean
+  /** 0: no adversary. */
+  forgeriesPerMinute: number
+  maxForgeries: number
+  compressTime: boolean
 }
 
 function parseOptions(argv: string[]): Options {
@@ -67,6 +94,10 @@ function parseOptions(argv: string[]): Options {
       "check-every": { type: "string" },
       "settle-age": { type: "string" },
       "review-after": { type: "string" },
+      "forgeries-per-minute": { type: "string" },
+      "max-forgeries": { type: "string" },
+      "no-adversary": { type: "boolean" },
+      "compress-time": { type: "boolean" },
     },
   })
   const number = (name: keyof typeof values, fallback: number, scale = 1) => {
@@ -84,8 +115,9 @@ function parseOptions(argv: string[]): Options {
     if (unknown.length) throw new Error(`--kinds: unknown ${unknown.join(", ")}; known: ${FAULT_KINDS.join(", ")}`)
     kinds = asked as FaultKind[]
   }
+  const checkouts = whole("checkouts", 300)
   return {
-    checkouts: whole("checkouts", 300),
+    checkouts,
     rate: number("rate", 120),
     maxShoppers: whole("max-shoppers", 30),
     faultEveryMs: number("fault-every", 60_000, 1000),
@@ -95,8 +127,17 @@ function parseOptions(argv: string[]): Options {
     checkEveryMs: number("check-every", 120_000, 1000),
     settleAgeMs: number("settle-age", 600_000, 1000),
     reviewAfterMs: number("review-after", 60_000, 1000),
+    reviewAfterGiven: typeof values["review-after"] === "string",
+    forgeriesPerMinute: values["no-adversary"] ? 0 : number("forgeries-per-minute", DEFAULT_FORGERIES_PER_MINUTE),
+    maxForgeries: whole("max-forgeries", checkouts),
+    compressTime: !!values["compress-time"],
   }
 }
+
+/** The adversary's default rate: one forged request for every four checkouts at the default 120 a minute. */
+const DEFAULT_FORGERIES_PER_MINUTE = 30
+/** Seconds between counts of the event table's new rows: far less than its compressed retention (soak-time.ts). */
+const EVENT_COUNT_EVERY_MS = 15_000
 
 const log = (line: string) => process.stderr.write(`[bench:soak ${new Date().toISOString().slice(11, 19)}] ${line}\n`)
 const sleep = (ms: number) => new Promise((resolve) => setTimeout(resolve, ms))
@@ -107,6 +148,8 @@ const sleep = (ms: number) => new Promise((resolve) => setTimeout(resolve, ms))
  * sweep of a run can show each one.
  */
 const GRACE_MS = 120_000
+/** The longest a callbacks-late fault holds a callback (soak-faults.ts): a verdict's callback may go out that late. */
+const LATE_CALLBACK_MAX_MS = 180_000
 /** Share of the orders the store owner refunds twice at once or cancels while the run goes on. */
 const ADMIN_SHARE = { "refund-twice": 0.03, cancel: 0.02 }
 
@@ -115,7 +158,12 @@ async function main() {
   process.env.CARD_SERVICE_RECONCILE_GRACE_MS = String(GRACE_MS)
   const random = seededRandom(options.seed)
   const booted = Date.now()
+  const compressed = options.compressTime
+    ? compressedTime(Math.min(options.timeCapMs, (options.checkouts / options.rate) * 60_000))
+    : null
+  if (compressed) log(`compressed time: ${JSON.stringify(compressed)}`)
   const cluster = await startCluster({
+    instanceEnv: compressed ? compressedEnv(compressed) : {},
     log,
     stock: 3 * options.checkouts + 100,
     variants: options.maxShoppers,
@@ -140,13 +188,25 @@ async function main() {
     }
     void stop().then(() => process.exit(130))
   })
-  // Every review (480) concludes with its card's plan that long after its result (issue 31).
+  // Every review (480) concludes with its card's plan that long after its result (issue 31);
+  // under compressed time at a drawn moment, before or after its timeout.
   cluster.sandbox.reviewAfterMs = options.reviewAfterMs
+  const reviewClock = compressed
+    ? new ReviewClock(
+        cluster,
+        verdictDelays(options.seed, compressed.reviewTimeoutMs, options.reviewAfterGiven ? options.reviewAfterMs : undefined),
+        log
+      )
+    : null
   const startedAt = Date.now()
   log(`ready in ${((startedAt - booted) / 1000).toFixed(0)} s; logs in ${cluster.logDir}; seed ${options.seed}`)
   const faults = new FaultInjector(cluster, log, startedAt)
   const owner = storeOwner(cluster)
-  const shopOnce = soakShopper(cluster, faults, random)
+  const adversary = options.forgeriesPerMinute
+    ? new Adversary(cluster, { seed: options.seed, perMinute: options.forgeriesPerMinute, max: options.maxForgeries }, () => faults.applied, log)
+    : null
+  const events = new EventTableCount()
+  const shopOnce = soakShopper(cluster, faults, random, (leak) => adversary?.leak(leak))
   const checkouts: SoakCheckout[] = []
   const adminLog: string[] = []
   /** Breaches the checks during the run found (each printed once, with its history when found). */
@@ -163,23 +223,54 @@ async function main() {
       startedAt,
       arrivalsEnded: arrivalsEnded ?? now,
       shoppersEnded: now,
-    })
+    }, { adversary, compressed, events, expired: lastExpired })
+  }
+  /** The expired reviews the latest check found (the report's line). */
+  let lastExpired: ExpiredReview[] = []
+
+  /** The facts of issue 39's invariants: forged sessions, expired reviews, the event table's growth. */
+  const adversaryFacts = async (store: Awaited<ReturnType<typeof storeFacts>>): Promise<AdversaryFacts> => {
+    const gatheredAt = Date.now()
+    await events.sample(cluster).catch((e: Error) => log(`event table count failed: ${e.message}`))
+    const forged = adversary?.forgedSessions() ?? new Map()
+    lastExpired = reviewClock ? await expiredReviews(cluster, reviewClock.reviews, forged, gatheredAt) : []
+    const sent = adversary?.sent ?? []
+    return {
+      forgedSessions: new Map([...forged].map(([id, list]) => [id, list.length])),
+      answeredTransactions: answeredTransactions(cluster),
+      expiredReviews: lastExpired,
+      sweepEveryMs: compressed?.sweepEveryMs,
+      gatheredAt,
+      eventTable: {
+        rows: { ...events.rows },
+        checkouts: started,
+        forgeries: sent.length,
+        forgedCallbacksAnswered: sent.filter((f) => f.kind.startsWith("callback") && f.status !== "error" && f.status !== 502).length,
+        genuineCallbackAnswers: genuineCallbackAnswers(cluster),
+        unknownRetrieves: cluster.sandbox.unknownRetrieves(),
+        closedHolds: store.orders.filter((o) => o.hold === "closed").length,
+        minutes: (gatheredAt - startedAt) / 60_000,
+      },
+    }
   }
 
   const check = async (settledBefore: number) => {
     checks++
+    const store = await storeFacts(cluster, settledBefore)
     const result = checkInvariants(
       serviceRecords(cluster),
-      await storeFacts(cluster, settledBefore),
+      store,
       attemptFacts(checkouts),
       deliveredTransactions(cluster),
-      { settledBefore }
+      { settledBefore },
+      await adversaryFacts(store)
     )
     for (const breach of result.breaches) {
       if (during.has(keyOf(breach))) continue
       if (Number.isFinite(settledBefore)) during.set(keyOf(breach), breach)
       const title = `BREACH: ${breach.invariant}: ${breach.detail}`
-      process.stdout.write((await historyOf(cluster, { ...breach, title }, checkouts, faults.applied)).join("\n") + "\n")
+      const history = breach.transactionId || breach.cartId ? await historyOf(cluster, { ...breach, title }, checkouts, faults.applied, adversary?.sent) : [title]
+      process.stdout.write(history.join("\n") + "\n")
     }
     return result
   }
@@ -195,6 +286,13 @@ async function main() {
         faults.apply(planned)
       }
     })()
+    adversary?.start()
+    const countLoop = (async () => {
+      while (arriving) {
+        await sleep(EVENT_COUNT_EVERY_MS)
+        await events.sample(cluster).catch((e: Error) => log(`event table count failed: ${e.message}`))
+      }
+    })()
     const checkLoop = (async () => {
       while (arriving) {
         await sleep(options.checkEveryMs)
@@ -205,7 +303,8 @@ async function main() {
       const done = checkouts.filter((c) => c.endedAt).length
       log(
         `${started} started, ${done} done, ${checkouts.filter((c) => c.outcome === "order").length} orders, ` +
-          `${faults.applied.length} faults, ${during.size} breaches, load ${os.loadavg()[0].toFixed(1)}`
+          `${faults.applied.length} faults, ${adversary ? `${adversary.sent.length} forged requests, ` : ""}` +
+          `${during.size} breaches, load ${os.loadavg()[0].toFixed(1)}`
       )
     }, 60_000)
 
@@ -235,19 +334,22 @@ async function main() {
     await Promise.all(inFlight)
     const shoppersEnded = Date.now()
     arriving = false
+    await adversary?.stop()
     await faultLoop
+    await countLoop
     await checkLoop
     clearInterval(progress)
     await faults.settle()
     cluster.sandbox.clearFaults()
-    await finalSweep(cluster, owner, faults, options.reviewAfterMs)
+    await finalSweep(cluster, owner, faults, options.reviewAfterMs, compressed, reviewClock)
     const final = await check(Infinity)
-    await printSurprises(cluster, checkouts, faults)
+    reviewClock?.stop()
+    await printSurprises(cluster, checkouts, faults, adversary)
     report(options, checkouts, faults, { during: [...during.values()], final: final.breaches }, final.unreported, checks - 1, adminLog, {
       startedAt,
       arrivalsEnded,
       shoppersEnded,
-    })
+    }, { adversary, compressed, events, expired: lastExpired })
   } finally {
     await stop()
   }
@@ -262,11 +364,18 @@ async function finalSweep(
   cluster: Awaited<ReturnType<typeof startCluster>>,
   owner: ReturnType<typeof storeOwner>,
   faults: FaultInjector,
-  reviewAfterMs: number
+  reviewAfterMs: number,
+  compressed: CompressedTime | null,
+  reviewClock: ReviewClock | null
 ) {
-  // A review's verdict goes out reviewAfterMs after its result, with that result's callback knobs.
-  const lastCallback = faults.lastDelayedCallbackAt() + reviewAfterMs + 30_000
-  const until = Math.max(lastCallback, Date.now() + Math.max(GRACE_MS, reviewAfterMs) + 5_000)
+  // A review's verdict goes out reviewAfterMs after its result, with that result's callback knobs;
+  // under compressed time at its drawn moment, and a late callback's delay after it.
+  const lateFault = faults.applied.some((f) => f.kind === "callbacks-late" || f.kind === "callbacks-reordered")
+  const lastCallback = reviewClock
+    ? Math.max(faults.lastDelayedCallbackAt(), reviewClock.lastVerdictAt() + (lateFault ? LATE_CALLBACK_MAX_MS : 0)) + 30_000
+    : faults.lastDelayedCallbackAt() + reviewAfterMs + 30_000
+  const grace = compressed ? compressed.graceMs : GRACE_MS
+  const until = Math.max(lastCallback, Date.now() + Math.max(grace, reviewClock ? 0 : reviewAfterMs) + 5_000)
   log(`final sweep after ${Math.round((until - Date.now()) / 1000)} s (late callbacks, reviews' verdicts, the grace for unreported attempts)`)
   let deliveries = -1
   while (Date.now() < until || cluster.sandbox.callbacks().length !== deliveries) {
@@ -303,7 +412,8 @@ function report(
   /** Checks during the run. */
   checks: number,
   adminLog: string[],
-  times: { startedAt: number; arrivalsEnded: number; shoppersEnded: number }
+  times: { startedAt: number; arrivalsEnded: number; shoppersEnded: number },
+  issue39: { adversary: Adversary | null; compressed: CompressedTime | null; events: EventTableCount; expired: ExpiredReview[] }
 ) {
   const minutes = (times.shoppersEnded - times.startedAt) / 60_000
   const orders = checkouts.filter((c) => c.outcome === "order")
@@ -337,6 +447,18 @@ function report(
         `    ${k.kind.padEnd(21)} ${String(k.faults).padStart(3)} faults, ${String(k.touched).padStart(5)} checkouts touched: ` +
           `p50 ${f(k.p50)} ms (${signed(k.p50Cost)}), p95 ${f(k.p95)} ms (${signed(k.p95Cost)})`
     ),
+    ...(issue39.adversary ? issue39.adversary.summary() : ["  adversary: off (--no-adversary)"]),
+    issue39.compressed
+      ? `  compressed time: review timeout ${issue39.compressed.reviewTimeoutMs / 1000} s, reconcile grace ${issue39.compressed.graceMs / 1000} s, ` +
+        `event table kept ${issue39.compressed.activityKeepMs / 1000} s, a sweep every ${issue39.compressed.sweepEveryMs / 1000} s; ` +
+        `${issue39.expired.length} reviews expired (order canceled for want of a verdict), ` +
+        `the service asked about them after the cancel ${issue39.expired.map((r) => r.retrievesAfter).join(", ") || "-"} times`
+      : "  compressed time: off (--compress-time)",
+    `  event table: ${issue39.events.total()} rows added for ${checkouts.length} checkouts (${(issue39.events.total() / Math.max(1, checkouts.length)).toFixed(1)} a checkout): ` +
+      Object.entries(issue39.events.rows)
+        .sort(([, a], [, b]) => b - a)
+        .map(([name, n]) => `${name} ${n}`)
+        .join(", "),
     `  invariants, breaches found by the ${checks} checks during the run / after the final sweep${final ? "" : " (stopped before it: not run)"}:`,
     ...INVARIANTS.map(
       (name) =>
@@ -348,8 +470,25 @@ function report(
   process.stdout.write(lines.join("\n") + "\n")
   const file = path.join(process.cwd(), ".soak-runs", `soak-${new Date(times.startedAt).toISOString().replace(/[:.]/g, "-")}.json`)
   fs.mkdirSync(path.dirname(file), { recursive: true })
-  fs.writeFileSync(file, JSON.stringify({ options, faults: faults.applied, checkouts, breaches, unreported }, null, 1))
-  log(`faults and checkouts written to ${file}`)
+  fs.writeFileSync(
+    file,
+    JSON.stringify(
+      {
+        options,
+        compressed: issue39.compressed,
+        faults: faults.applied,
+        forgeries: issue39.adversary?.sent ?? [],
+        expiredReviews: issue39.expired,
+        eventRows: issue39.events.rows,
+        checkouts,
+        breaches,
+        unreported,
+      },
+      null,
+      1
+    )
+  )
+  log(`faults, forgeries and checkouts written to ${file}`)
 }
 
 /** Shopper surprises worth a look (not breaches: the money is judged by the invariants). */
@@ -360,11 +499,16 @@ const SURPRISES_SHOWN = 20
  * scenario leads to when nothing goes wrong (a fault may explain it; the
  * history says which).
  */
-async function printSurprises(cluster: Awaited<ReturnType<typeof startCluster>>, checkouts: SoakCheckout[], faults: FaultInjector) {
+async function printSurprises(
+  cluster: Awaited<ReturnType<typeof startCluster>>,
+  checkouts: SoakCheckout[],
+  faults: FaultInjector,
+  adversary: Adversary | null
+) {
   const surprises = checkouts.filter((c) => c.attempts.length && c.outcome !== c.expected)
   for (const checkout of surprises.slice(0, SURPRISES_SHOWN)) {
     const title = `SURPRISE: ${checkout.scenario} saw ${checkout.outcome}, expected ${checkout.expected}`
-    process.stdout.write((await historyOf(cluster, { title, cartId: checkout.cartId }, checkouts, faults.applied)).join("\n") + "\n")
+    process.stdout.write((await historyOf(cluster, { title, cartId: checkout.cartId }, checkouts, faults.applied, adversary?.sent)).join("\n") + "\n")
   }
   if (surprises.length > SURPRISES_SHOWN) process.stdout.write(`... and ${surprises.length - SURPRISES_SHOWN} more surprises\n`)
 }

@@ -7,10 +7,12 @@
  */
 import { toNumericCurrency } from "../../src/lib/iso-codes"
 import type { Cluster } from "./load-cluster"
+import type { Forgery } from "./soak-adversary"
 import type { AppliedFault } from "./soak-faults"
 import { effectWindow } from "./soak-faults"
-import type { AttemptFacts, Breach, ServiceRecord, StoreFacts, StoreOrder } from "./soak-invariants"
+import type { AttemptFacts, Breach, ExpiredReview, ServiceRecord, StoreFacts, StoreOrder } from "./soak-invariants"
 import type { SoakCheckout } from "./soak-shoppers"
+import type { ReviewTiming } from "./soak-time"
 
 export function serviceRecords(cluster: Cluster): ServiceRecord[] {
   return cluster.sandbox.transactions().map((t) => ({
@@ -29,6 +31,107 @@ export function serviceRecords(cluster: Cluster): ServiceRecord[] {
 /** Transactions at least one callback delivery of which the store answered 2xx. */
 export function deliveredTransactions(cluster: Cluster): Set<string> {
   return new Set(cluster.sandbox.callbacks().filter((d) => d.ok).map((d) => d.transactionId))
+}
+
+/**
+ * Transactions at least one callback delivery of which a Medusa instance
+ * answered, whatever the status (the proxy's own 502, an instance that died
+ * with it in flight, excluded): the store heard of the result.
+ */
+export function answeredTransactions(cluster: Cluster): Set<string> {
+  return new Set(
+    cluster.sandbox
+      .callbacks()
+      .filter((d) => d.status !== undefined && d.status !== 502)
+      .map((d) => d.transactionId)
+  )
+}
+
+/** Genuine callback deliveries a Medusa instance answered: the callback route writes a row for each. */
+export function genuineCallbackAnswers(cluster: Cluster): number {
+  return cluster.sandbox.callbacks().filter((d) => d.status !== undefined && d.status !== 502).length
+}
+
+/**
+ * The rows added to card_service_event during the run, by "kind name",
+ * counted every few seconds in windows of created_at: under compressed time
+ * the table keeps rows only minutes (CARD_SERVICE_ACTIVITY_KEEP_MS), so a
+ * count at the end would miss the pruned ones. A window closes 5 s before
+ * the database's now, after the instances' buffers (one write a second) have
+ * written what belongs to it.
+ */
+export class EventTableCount {
+  readonly rows: Record<string, number> = {}
+  private from = new Date(0).toISOString()
+
+  async sample(cluster: Cluster): Promise<void> {
+    const [{ upto }] = await cluster.query("SELECT (now() - interval '5 seconds') AS upto")
+    const until = new Date(upto).toISOString()
+    const counted = await cluster.query(
+      `SELECT kind, name, count(*)::int AS n FROM card_service_event
+        WHERE created_at >= $1 AND created_at < $2 GROUP BY kind, name`,
+      [this.from, until]
+    )
+    for (const row of counted) this.rows[`${row.kind} ${row.name}`] = (this.rows[`${row.kind} ${row.name}`] ?? 0) + row.n
+    this.from = until
+  }
+
+  total(): number {
+    return Object.values(this.rows).reduce((sum, n) => sum + n, 0)
+  }
+}
+
+/** A forged request is answered by a retrieve of what it names within this long (a replay names a real transaction). */
+const FORGED_ECHO_MS = 5_000
+
+/**
+ * Orders on hold canceled for want of a verdict: the order of a review's
+ * session, canceled before the review's verdict went out (ReviewClock),
+ * with the service's retrieves of its transaction after the cancel (the
+ * sandbox's tally, less those a forged request to its session explains)
+ * and whether the session's note says a later cancel failed.
+ */
+export async function expiredReviews(
+  cluster: Cluster,
+  reviews: Map<string, ReviewTiming>,
+  forged: Map<string, Forgery[]>,
+  now = Date.now()
+): Promise<ExpiredReview[]> {
+  if (!reviews.size) return []
+  const rows = await cluster.query(
+    `SELECT ps.id AS session_id, ps.data->>'transaction_id' AS transaction_id,
+            ps.metadata->'card_service'->'reconcile'->>'review' AS review,
+            o.id AS order_id, oc.cart_id, o.canceled_at
+       FROM payment_session ps
+       JOIN cart_payment_collection cpc ON cpc.payment_collection_id = ps.payment_collection_id AND cpc.deleted_at IS NULL
+       JOIN order_cart oc ON oc.cart_id = cpc.cart_id AND oc.deleted_at IS NULL
+       JOIN "order" o ON o.id = oc.order_id
+      WHERE o.status = 'canceled' AND o.canceled_at IS NOT NULL AND ps.data->>'transaction_id' = ANY($1)`,
+    [[...reviews.keys()]]
+  )
+  const expired: ExpiredReview[] = []
+  for (const row of rows) {
+    const timing = reviews.get(row.transaction_id)!
+    const canceledAt = new Date(row.canceled_at).getTime()
+    const verdictAt = timing.concluded ? timing.verdictAt : null
+    if (verdictAt !== null && verdictAt <= canceledAt) continue
+    const echoes = (forged.get(row.session_id) ?? []).map((f) => f.at)
+    const retrievesAfter = cluster.sandbox
+      .retrievesOf(row.transaction_id)
+      .filter((at) => at > canceledAt && at < (verdictAt ?? now))
+      .filter((at) => !echoes.some((sent) => at >= sent && at - sent <= FORGED_ECHO_MS)).length
+    expired.push({
+      transactionId: row.transaction_id,
+      sessionId: row.session_id,
+      orderId: row.order_id,
+      cartId: row.cart_id,
+      canceledAt,
+      verdictAt,
+      retrievesAfter,
+      canceledAgain: row.review === "not_canceled",
+    })
+  }
+  return expired
 }
 
 export function attemptFacts(checkouts: SoakCheckout[]): Map<string, AttemptFacts> {
@@ -133,7 +236,8 @@ export async function historyOf(
   cluster: Cluster,
   breach: Pick<Breach, "cartId" | "transactionId"> & { title: string },
   checkouts: SoakCheckout[],
-  faults: AppliedFault[]
+  faults: AppliedFault[],
+  forgeries: Forgery[] = []
 ): Promise<string[]> {
   const records = serviceRecords(cluster)
   const byId = new Map(records.map((r) => [r.transactionId, r]))
@@ -167,6 +271,19 @@ export async function historyOf(
     lines.push(
       `  callback ${at(d.at)}: ${d.transactionId} copy ${d.copy}.${d.attempt} ` +
         `${d.dropped ? "dropped" : (d.status ?? d.error ?? "no answer")}${d.ms !== undefined ? ` in ${d.ms} ms` : ""}`
+    )
+  }
+  for (const a of attempts) {
+    const times = cluster.sandbox.retrievesOf(a.transactionId)
+    if (times.length) {
+      lines.push(
+        `  service retrieves of ${a.transactionId}: ${times.length}, at ${times.slice(0, 30).map(at).join(", ")}${times.length > 30 ? ", ..." : ""}`
+      )
+    }
+  }
+  for (const f of forgeries.filter((f) => sessions.has(f.sessionId.slice("payses_".length)))) {
+    lines.push(
+      `  forged ${at(f.at)}: ${f.kind}${f.burst ? " (burst)" : ""} to ${f.sessionId}${f.transactionId ? ` naming ${f.transactionId}` : ""}, answered ${f.status}`
     )
   }
   if (checkout) {

@@ -77,6 +77,9 @@ export type InvariantName =
   | "order whose payment differs from the approval"
   | "cart with more than one order"
   | "order on hold not concluded"
+  | "approval stranded by forged input"
+  | "expired review acted on again"
+  | "event table grown by forged traffic"
 
 export const INVARIANTS: readonly InvariantName[] = [
   "capture beyond its approval or a second capture",
@@ -86,7 +89,93 @@ export const INVARIANTS: readonly InvariantName[] = [
   "order whose payment differs from the approval",
   "cart with more than one order",
   "order on hold not concluded",
+  "approval stranded by forged input",
+  "expired review acted on again",
+  "event table grown by forged traffic",
 ]
+
+/**
+ * An order on hold canceled for want of a verdict (issue 39), with what
+ * happened to it afterwards.
+ */
+export type ExpiredReview = {
+  transactionId: string
+  sessionId: string
+  orderId: string
+  cartId: string
+  /** When the order was canceled (ms since the epoch). */
+  canceledAt: number
+  /** When the review's verdict went out; null while it has not. */
+  verdictAt: number | null
+  /**
+   * Retrieves of the transaction after the cancel and before the verdict
+   * (or now), less those a few seconds after a forged request to its session
+   * (the adversary's replays and returns are answered by a retrieve too):
+   * the sweep asking again about a state it has settled.
+   */
+  retrievesAfter: number
+  /** The session's note says a later cancel of the already canceled order failed (a false Needs-attention entry). */
+  canceledAgain: boolean
+}
+
+/** The card_service_event rows added during the run, against what explains them. */
+export type EventTableFacts = {
+  /** Rows added, by "kind name". */
+  rows: Record<string, number>
+  checkouts: number
+  forgeries: number
+  /** Forged callbacks an instance answered (each may write a callback row). */
+  forgedCallbacksAnswered: number
+  /** Genuine callback deliveries an instance answered (the proxy's 502 excluded): a callback row each. */
+  genuineCallbackAnswers: number
+  /** Retrieves of transactions the service never issued (made-up ids): a call row each. */
+  unknownRetrieves: number
+  /** Orders on hold closed (canceled); each is closed by the sweep at most twice (expired, then its late verdict). */
+  closedHolds: number
+  /** Minutes the run has lasted. */
+  minutes: number
+}
+
+/** What the checks of issue 39 need; a part left out is not judged. */
+export type AdversaryFacts = {
+  /** Sessions that received forged traffic: forged requests by session id. */
+  forgedSessions: Map<string, number>
+  /** Transactions at least one callback delivery of which an instance answered, whatever its status: the store heard of them. */
+  answeredTransactions: Set<string>
+  expiredReviews?: ExpiredReview[]
+  eventTable?: EventTableFacts
+  /** The sweep's period under compressed time. */
+  sweepEveryMs?: number
+  /** When the facts were gathered (ms since the epoch). */
+  gatheredAt: number
+}
+
+/**
+ * An expired review's retrieves after its cancel: the pass that finds its
+ * late verdict, and one spare (a pass racing an instance's death), plus one
+ * look every fifth pass. A sweep that asks each pass (issue 39's second
+ * finding) exceeds it once 4 passes have gone by; one that looks again
+ * after a backoff or once a day, as the states' real durations allow, stays
+ * far below it.
+ */
+export const EXPIRED_RETRIEVES_SPARE = 2
+export const EXPIRED_PASSES_PER_LOOK = 5
+
+/**
+ * Rows a checkout may add to card_service_event: about twice what a
+ * checkout of the soak's mix writes (calls, its result, two or more
+ * callback copies, a sweep action now and then).
+ */
+export const ROWS_PER_CHECKOUT_MAX = 20
+
+/**
+ * Rows forged traffic may add, whatever its count: a tally row a minute on
+ * each of two instances, and ten spare. A row per forged request, as a
+ * refused callback writes today (issue 39's fourth finding), exceeds it
+ * within minutes at the adversary's default rate.
+ */
+export const FORGED_ROWS_PER_MINUTE = 2
+export const FORGED_ROWS_SPARE = 10
 
 export type Breach = {
   invariant: InvariantName
@@ -124,7 +213,8 @@ export function checkInvariants(
   store: StoreFacts,
   attempts: Map<string, AttemptFacts>,
   deliveredTransactions: Set<string>,
-  { settledBefore }: CheckOptions
+  { settledBefore }: CheckOptions,
+  adversary?: AdversaryFacts
 ): { breaches: Breach[]; unreported: string[] } {
   const breaches: Breach[] = []
   const byId = new Map(service.map((r) => [r.transactionId, r]))
@@ -175,17 +265,23 @@ export function checkInvariants(
     const id = approval.transactionId
     if (approval.recordedAt >= settledBefore || paidBy.has(id) || reversed.has(id)) continue
     const attempt = attempts.get(approval.merchantReferenceCode)
-    if (attempt && !attempt.returned && !deliveredTransactions.has(id)) {
+    const forged = adversary?.forgedSessions.get(sessionOfReference(approval.merchantReferenceCode)) ?? 0
+    // A forged session's result the store heard of (a delivery it answered,
+    // even 5xx) was reported: "outcome unknown" is then what forged input
+    // made of it, not an excuse.
+    const heard = deliveredTransactions.has(id) || (forged > 0 && adversary!.answeredTransactions.has(id))
+    if (attempt && !attempt.returned && !heard) {
       unreported.push(id)
       if (store.unknownOutcomeReferences.has(approval.merchantReferenceCode)) continue
     }
     breaches.push({
-      invariant: "approval with neither an order nor a reversal",
+      invariant: forged > 0 ? "approval stranded by forged input" : "approval with neither an order nor a reversal",
       transactionId: id,
       cartId: attempt?.cartId,
       detail:
         `approved ${approval.amount} ${approval.currencyCode}, reference ${approval.merchantReferenceCode}` +
-        (attempt && !attempt.returned && !deliveredTransactions.has(id)
+        (forged > 0 ? `; its session received ${forged} forged requests` : "") +
+        (attempt && !attempt.returned && !heard
           ? "; nobody reported it (no callback delivered, the shopper never came back) and the store does not show it as outcome unknown"
           : ""),
     })
@@ -259,5 +355,84 @@ export function checkInvariants(
   for (const { cartId, sessionId } of store.paidCartsWithoutOrder) {
     breaches.push({ invariant: "paid cart without an order", cartId, detail: `session ${sessionId} authorized in Medusa, no order` })
   }
+  if (adversary) breaches.push(...expiredReviewBreaches(adversary), ...eventTableBreaches(adversary))
   return { breaches, unreported }
+}
+
+/** The session id a payment attempt's reference names (merchant-reference.ts: `<session ULID>.<nonce>.<mac>`). */
+export const sessionOfReference = (reference: string) => `payses_${reference.split(".")[0]}`
+
+/**
+ * No expired state acted on again: an order canceled for want of a verdict
+ * is not canceled again, and the sweep does not keep asking the service
+ * about it (EXPIRED_RETRIEVES_SPARE, EXPIRED_PASSES_PER_LOOK).
+ */
+function expiredReviewBreaches({ expiredReviews = [], sweepEveryMs, gatheredAt }: AdversaryFacts): Breach[] {
+  const breaches: Breach[] = []
+  for (const review of expiredReviews) {
+    const about = { transactionId: review.transactionId, cartId: review.cartId, orderId: review.orderId }
+    if (review.canceledAgain) {
+      breaches.push({
+        invariant: "expired review acted on again",
+        ...about,
+        detail: `order ${review.orderId}, canceled for want of a verdict, was canceled again (the session's note says the cancel failed)`,
+      })
+    }
+    if (!sweepEveryMs) continue
+    const until = review.verdictAt ?? gatheredAt
+    const passes = Math.max(0, Math.floor((until - review.canceledAt) / sweepEveryMs))
+    const allowed = EXPIRED_RETRIEVES_SPARE + Math.floor(passes / EXPIRED_PASSES_PER_LOOK)
+    if (review.retrievesAfter > allowed) {
+      breaches.push({
+        invariant: "expired review acted on again",
+        ...about,
+        detail:
+          `the service was asked ${review.retrievesAfter} times about it after its order was canceled for want of a verdict, ` +
+          `in ${passes} sweep passes ${review.verdictAt ? "until its verdict came" : "so far"} (at most ${allowed})`,
+      })
+    }
+  }
+  return breaches
+}
+
+/**
+ * The event table grows with checkouts, not with forged traffic: rows per
+ * checkout below ROWS_PER_CHECKOUT_MAX, rows that forged traffic explains
+ * (callback rows beyond the genuine deliveries answered, and a call row per
+ * retrieve of a made-up id) below a bound that does not grow with the
+ * forged count, and the sweep's "review_closed" rows no more than two per
+ * closed order on hold.
+ */
+function eventTableBreaches({ eventTable: t }: AdversaryFacts): Breach[] {
+  if (!t || !t.checkouts) return []
+  const breaches: Breach[] = []
+  const total = Object.values(t.rows).reduce((sum, n) => sum + n, 0)
+  const callbackRows = Object.entries(t.rows)
+    .filter(([name]) => name.startsWith("callback "))
+    .reduce((sum, [, n]) => sum + n, 0)
+  const forgedRows = Math.max(0, callbackRows - t.genuineCallbackAnswers) + t.unknownRetrieves
+  const allowedForged = FORGED_ROWS_SPARE + Math.floor(FORGED_ROWS_PER_MINUTE * t.minutes)
+  if (total / t.checkouts > ROWS_PER_CHECKOUT_MAX) {
+    breaches.push({
+      invariant: "event table grown by forged traffic",
+      detail: `${total} rows for ${t.checkouts} checkouts and ${t.forgeries} forged requests: ${(total / t.checkouts).toFixed(1)} a checkout (at most ${ROWS_PER_CHECKOUT_MAX})`,
+    })
+  }
+  if (t.forgeries > 0 && forgedRows > allowedForged) {
+    breaches.push({
+      invariant: "event table grown by forged traffic",
+      detail:
+        `${forgedRows} rows from ${t.forgeries} forged requests in ${t.minutes.toFixed(1)} min (at most ${allowedForged}): ` +
+        `${callbackRows} callback rows for ${t.genuineCallbackAnswers} genuine deliveries answered and ${t.forgedCallbacksAnswered} forged callbacks answered, ` +
+        `${t.unknownRetrieves} retrieves of made-up ids`,
+    })
+  }
+  const reviewClosed = t.rows["sweep review_closed"] ?? 0
+  if (reviewClosed > 2 * t.closedHolds + EXPIRED_RETRIEVES_SPARE) {
+    breaches.push({
+      invariant: "expired review acted on again",
+      detail: `the sweep closed reviews ${reviewClosed} times (rows "sweep review_closed") for ${t.closedHolds} closed orders on hold (at most ${2 * t.closedHolds + EXPIRED_RETRIEVES_SPARE})`,
+    })
+  }
+  return breaches
 }

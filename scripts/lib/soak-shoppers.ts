@@ -94,7 +94,15 @@ export function pickScenario(mix: Record<Scenario, number>, random: () => number
   return SCENARIOS[0]
 }
 
-export function soakShopper(cluster: Cluster, faults: FaultInjector, random: () => number = Math.random) {
+/** What a log line shows of a session a shopper pays: the pay page's URL, then the return's query (soak-adversary.ts). */
+export type SessionLeak = { sessionId: string; reference?: string; transactionId?: string }
+
+export function soakShopper(
+  cluster: Cluster,
+  faults: FaultInjector,
+  random: () => number = Math.random,
+  onLeak: (leak: SessionLeak) => void = () => {}
+) {
   const shop = storeClient(cluster)
   const pick = <T>(items: T[]) => items[Math.floor(random() * items.length)]
 
@@ -116,6 +124,7 @@ export function soakShopper(cluster: Cluster, faults: FaultInjector, random: () 
     const form = await retried(checkout, () => shop.formOf(sessionId))
     const knobs = faults.callbackKnobsNow(random)
     if (knobs) cluster.sandbox.setCallbackKnobs(knobs, form.fields.merchantReferenceCode)
+    onLeak({ sessionId, reference: form.fields.merchantReferenceCode })
     return form
   }
 
@@ -206,6 +215,10 @@ export function soakShopper(cluster: Cluster, faults: FaultInjector, random: () 
           checkout.attempts.push(attempt)
           const { location, postedAt } = await atService(form, with_, challenge)
           checkout.startedAt ??= postedAt
+          if (location) {
+            const query = new URL(location).searchParams
+            onLeak({ sessionId: session, reference: query.get("merchantReferenceCode") ?? undefined, transactionId: query.get("transactionId") ?? undefined })
+          }
           if (location || tries >= 3) return { location, reference }
           checkout.serviceErrors++
           await new Promise((resolve) => setTimeout(resolve, 2000))
