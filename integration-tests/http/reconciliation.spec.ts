@@ -568,6 +568,105 @@ medusaIntegrationTestRunner({
       expect(reversalsOf(kept)).toEqual([])
     })
 
+    describe("forged callbacks for a real session (issue 39)", () => {
+      /** A callback as anyone who read the session id (and the return URL's reference) from a log can post it. */
+      const forge = (sessionId: string, transactionId: string, merchantReferenceCode?: string) =>
+        api
+          .post(
+            `/card-service/callback/${sessionId}/`,
+            { decision: "ACCEPT", reasonCode: "100", transactionId, originalTransactionId: "", merchantReferenceCode },
+            { validateStatus: () => true }
+          )
+          .then((answer: any) => answer.status as number)
+      const madeUp = (n: number) => `9${String(Date.now()).slice(-9)}${String(n).padStart(4, "0")}`
+      const notedIds = async (sessionId: string) =>
+        ((await sessionOf(sessionId)).metadata?.card_service?.hints ?? []).map((hint: any) => hint.transaction_id)
+
+      it("never lets forged results push out a genuine one noted while the service was down", async () => {
+        // On b22a589: ten forged callbacks pushed the genuine hint out of the
+        // session's last ten, the sweep dropped its collection copy as
+        // answered, and the approval stayed held with no order.
+        const { cart, session, transactionId } = await payWhileRetrieveIsDown()
+        const reference = sandbox().transaction(transactionId as string)!.merchantReferenceCode
+        expect(await notedIds(session.id)).toEqual([transactionId])
+
+        sandbox().injectFault({ type: "status", status: 503, count: 1000, path: "/payment/retrieve" })
+        const withoutReference = await Promise.all([0, 1, 2, 3, 4].map((n) => forge(session.id, madeUp(n))))
+        const withReference: number[] = []
+        for (let n = 10; n < 30; n++) withReference.push(await forge(session.id, madeUp(n), reference))
+        sandbox().clearFaults()
+
+        // Nothing a forger sends takes the genuine hint's place: a body
+        // without this session's reference is not noted at all, and once the
+        // notes are full every further one is refused (503, so the genuine
+        // service would deliver again), not noted over the oldest.
+        expect(withoutReference.every((status) => status === 503)).toBe(true)
+        const noted = await notedIds(session.id)
+        expect(noted[0]).toBe(transactionId)
+        expect(noted).toHaveLength(10)
+        expect(withReference.filter((status) => status === 503)).toHaveLength(20)
+        const [collection] = await getContainer()
+          .resolve("payment")
+          .listPaymentCollections({ id: session.payment_collection_id }, { select: ["id", "metadata"] })
+        expect(Object.keys((collection.metadata as any).card_service_hints)).toHaveLength(10)
+
+        await sweep()
+        const orderId = await orderOfCart(getContainer(), cart.id)
+        expect(orderId).toMatch(/^order_/)
+        const payment = await paymentOfOrder(getContainer(), orderId as string)
+        expect(payment.data.transaction_id).toBe(transactionId)
+        expect(reversalsOf(transactionId)).toEqual([])
+        // The forged hints were looked up once each and dropped.
+        expect(await notedIds(session.id)).toEqual([])
+        expect(actionsFor(await sweep(), session.id)).toEqual([])
+      })
+
+      it("notes nothing of a made-up result the service can answer for, even with the session's own reference", async () => {
+        const { store, session } = await cartWithSession(api, getContainer())
+        const { form } = await payPageOf(store.publishableKey, session.id)
+        const reference = form.fields.merchantReferenceCode
+        expect(reference).toBeTruthy()
+
+        // Looked up, found to be nothing of this session's: answered, and
+        // no note left for the sweep to look it up again every pass.
+        expect(await forge(session.id, madeUp(1), reference)).toBe(200)
+        expect(await notedIds(session.id)).toEqual([])
+        const [collection] = await getContainer()
+          .resolve("payment")
+          .listPaymentCollections({ id: session.payment_collection_id }, { select: ["id", "metadata"] })
+        expect(collection.metadata?.card_service_hints ?? {}).toEqual({})
+      })
+
+      it("reverses each of two tabs' approvals noted while the service was down when the cart then changes", async () => {
+        // Each transaction keeps its own copy on the payment collection: a
+        // copy keyed by the session alone kept only the last tab's, and the
+        // first tab's approval was never reversed once Medusa deleted the session.
+        const { store, storefront, cart, session } = await cartWithSession(api, getContainer())
+        const tabs = [await payPageOf(store.publishableKey, session.id), await payPageOf(store.publishableKey, session.id)]
+        sandbox().setCallbackKnobs({ retries: 0 })
+        sandbox().injectFault({ type: "status", status: 503, count: 40, path: "/payment/retrieve" })
+        const transactionIds: string[] = []
+        for (const [index, tab] of tabs.entries()) {
+          const { serviceLocation } = await postPaymentForm(tab.form, CARDS.approved)
+          transactionIds.push(new URL(serviceLocation as string).searchParams.get("transactionId") as string)
+          await sandbox().waitForCallbacks(
+            (d) => d.filter((c) => c.url.includes(session.id) && c.status === 503).length > index,
+            20_000
+          )
+        }
+        sandbox().clearFaults()
+        await storefront.post(`/store/carts/${cart.id}/line-items`, { variant_id: store.variantId, quantity: 1 })
+        expect(await sessionOf(session.id)).toBeUndefined()
+
+        await sweep()
+
+        for (const transactionId of transactionIds) expect(reversalsOf(transactionId)).toHaveLength(1)
+        expect(await orderOfCart(getContainer(), cart.id)).toBeNull()
+        await sweep()
+        for (const transactionId of transactionIds) expect(reversalsOf(transactionId)).toHaveLength(1)
+      })
+    })
+
     it("settles a reversal whose answer was lost from the service's refusal (237), reversing once", async () => {
       const { session, transactionId } = await payThenChangeCart()
       // Both sendings are processed, neither is answered.

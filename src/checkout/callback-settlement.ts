@@ -1,10 +1,10 @@
-import type { ILockingModule, Logger, MedusaContainer } from "@medusajs/framework/types"
+import type { ILockingModule, IPaymentModuleService, Logger, MedusaContainer } from "@medusajs/framework/types"
 import { Modules } from "@medusajs/framework/utils"
 import { randomUUID } from "node:crypto"
 import { reconcileSchedule } from "../jobs/card-service-reconcile"
 import type CardServiceProviderService from "../providers/card-service/service"
 import { recordResultHint } from "../reconciliation/session-notes"
-import { loadCardServiceSession } from "./provider-lookup"
+import { cardServiceProvider, loadCardServiceSession, PROVIDER_ID_PREFIX } from "./provider-lookup"
 import { settleUnderLock } from "./settle-payment"
 import type { SettleHint, SettleOutcome } from "./settle-types"
 import { lookBeforeLock } from "./settled-check"
@@ -44,24 +44,29 @@ export async function settleCallback(
 
   // When the service cannot answer now, a noted hint lets the sweep
   // (src/jobs) verify the result later, with no further delivery needed.
-  const noteHint = () =>
-    recordResultHint(container, sessionId, transactionId, "callback", new Date(), collectionId).then(
-      () => true,
+  // Only a result that names a reference this plugin made for this session
+  // is noted: the service's own callback always does (section 2.5), and a
+  // made-up body must not take a place in the notes (resultIsOurs).
+  const noteHint = async (): Promise<"noted" | "not_ours" | "not_noted"> => {
+    if (!(await resultIsOurs(container, sessionId, result.merchantReferenceCode))) return "not_ours"
+    const noted = await recordResultHint(container, sessionId, transactionId, "callback", new Date(), collectionId).catch(
       (error: Error) => {
         logger.warn(`card-service: could not note the callback for session ${sessionId}: ${error.message}`)
         return false
       }
     )
+    return noted ? "noted" : "not_noted"
+  }
   const claim = await claimDelivery(container, sessionId, transactionId)
   if (!claim) {
     // A copy answered without settling must leave the hint noted first.
-    const hintNoted = await noteHint()
+    const hintNoted = (await noteHint()) === "noted"
     const found = hintNoted ? await loadCardServiceSession(container, sessionId).catch(() => null) : null
     if (
       mayAcknowledgeUnsettled({
-        // recordResultHint resolves for a noted (or already noted) hint of an
-        // existing session; `found` says the session exists.
-        hintNoted: hintNoted && found !== null && transactionId.length <= MAX_NOTED_ID_LENGTH,
+        // recordResultHint answers true for a hint noted (now or before) on
+        // an existing session; `found` says the session exists.
+        hintNoted: hintNoted && found !== null,
         heldByAnotherDelivery: true,
         sweepOn: found !== null && sweepSettlesHints(found.provider),
       })
@@ -78,34 +83,75 @@ export async function settleCallback(
   // delivers again, and that copy notes it (while the claim lasts) or settles
   // it; a holder that dies after attaching the transaction leaves it on the
   // session, where the sweep completes it.
+  let outcome: SettleOutcome
   try {
-    const outcome = await settleUnderLock(container, sessionId, hint)
-    if (needsNote(outcome)) await noteHint()
-    return outcome
+    outcome = await settleUnderLock(container, sessionId, hint)
   } catch (error) {
     await noteHint()
+    await claim.release()
     throw error
+  }
+  try {
+    // A result left for the sweep that could not be noted (the notes are
+    // full of hints not checked yet) is answered non-2xx: the service
+    // delivers it again, by when the sweep has made room.
+    if (needsNote(outcome) && (await noteHint()) === "not_noted") throw new HintNotNoted(sessionId)
+    return outcome
   } finally {
     await claim.release()
   }
 }
 
 /**
- * Whether a settled callback's hint must be noted for the sweep: every
- * outcome but an order (which needs no more) and a session Medusa no longer
- * has (nothing to note it on; the approval was released or unknown).
+ * Whether a settled callback's hint must be noted for the sweep: a result
+ * the service could not yet settle (pending) or that failed. Not an order
+ * (which needs no more), a session Medusa no longer has (nothing to note it
+ * on; the approval was released or unknown), a closed review, nor a result
+ * the service's own record showed to be no payment of this session
+ * (ignored: it knows no such transaction, or it is another session's):
+ * checked already, a note would only bring it back.
  */
 export function needsNote(outcome: SettleOutcome): boolean {
   return (
     outcome.kind !== "order" &&
     outcome.kind !== "released" &&
     outcome.kind !== "unknown_session" &&
-    outcome.kind !== "review_closed"
+    outcome.kind !== "review_closed" &&
+    outcome.kind !== "ignored"
   )
 }
 
-/** recordResultHint notes no longer id (an unsigned body may carry anything). */
-const MAX_NOTED_ID_LENGTH = 100
+/** A callback's result the sweep must settle, which the notes had no room for: answered 503. */
+export class HintNotNoted extends Error {
+  constructor(sessionId: string) {
+    super(`the result for session ${sessionId} could not be noted for the sweep (its notes are full); delivered again later`)
+  }
+}
+
+/**
+ * Whether a callback's result names a reference this plugin made for this
+ * session (the MAC says so), and so may be noted for the sweep. Every result
+ * the service sends names the reference of its payment request; a body that
+ * does not is no result of this session's, and noting it would only cost
+ * the sweep a call and take a place in the notes. For a session gone by now
+ * (the cart changed), any of this store's card-service providers may have
+ * made the reference.
+ */
+async function resultIsOurs(
+  container: MedusaContainer,
+  sessionId: string,
+  merchantReferenceCode: string | undefined
+): Promise<boolean> {
+  const found = await loadCardServiceSession(container, sessionId).catch(() => null)
+  if (found) return found.provider.sealer.referenceBelongsTo(merchantReferenceCode, sessionId)
+  const paymentModule = container.resolve<IPaymentModuleService>(Modules.PAYMENT)
+  const providers = await paymentModule.listPaymentProviders({ is_enabled: true })
+  return providers.some(
+    ({ id }) =>
+      id.startsWith(PROVIDER_ID_PREFIX) &&
+      cardServiceProvider(container, id).sealer.referenceBelongsTo(merchantReferenceCode, sessionId)
+  )
+}
 
 type DeliveryClaim = { release: () => Promise<void> }
 

@@ -18,6 +18,9 @@ import type { SessionAction } from "./sweep-types"
 /** Sessions older than this are left alone: no callback or return is that late. */
 export const LOOKBACK_MS = 7 * 24 * 60 * 60 * 1000
 
+/** Far longer than noting a hint on a session takes, after its collection's copy (recordResultHint). */
+const NOTING_MS = 60_000
+
 /**
  * The payment collections holding a hint this pass acts on, least recently
  * changed first, at most `take`: a hint of a session that is gone or
@@ -93,8 +96,12 @@ export async function sweepGoneSessions(
       // be refused again.
       if (hint.not_released) continue
       if (session && session.status !== "authorized") {
-        // Still open: the session pass settles its hint; the copy goes once it is answered.
-        if (!hintsOf(notesOf(session.metadata)).some((h) => h.transaction_id === transactionId)) done.push(key)
+        // Still open: the session pass settles its hint; the copy goes once
+        // it is answered. A copy younger than a moment may be one whose
+        // hint is being noted on the session right now (recordResultHint
+        // writes the copy first), and is left for the next pass.
+        const answered = !hintsOf(notesOf(session.metadata)).some((h) => h.transaction_id === transactionId)
+        if (answered && now.getTime() - Date.parse(hint.received_at) >= NOTING_MS) done.push(key)
         continue
       }
       // Gone (the cart changed, or was paid another way), or authorized: a

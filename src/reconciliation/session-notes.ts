@@ -26,12 +26,25 @@ export type SessionNotes = {
   attempts?: { reference: string; at: string }[]
   /** What the sweep found or did, for the store owner. */
   reconcile?: ReconcileNote
+  /**
+   * An order on hold for a review, or one canceled for want of a verdict:
+   * how often the sweep has asked the service in vain, and when it asks
+   * next (review-verdict.ts, putOffNextLook; held-orders.ts).
+   */
+  review_look?: { looks: number; next_at: string }
 }
 
 export type ResultHint = { transaction_id: string; source: string; received_at: string }
 
-/** Enough for every tab a shopper pays in; a forged hint is dropped once the sweep has looked. */
-const MAX_HINTS_KEPT = 10
+/**
+ * Enough for every tab a shopper pays in. A hint is never pushed out by a
+ * newer one: a callback is unsigned, and ten forged ones for a session whose
+ * genuine result could not be verified yet once pushed that result out, so
+ * the approval stayed held with no order (issue 39). When the notes are
+ * full, a new hint is refused (the callback answers 503 and the service
+ * delivers again, by when the sweep has dropped the forged hints it checked).
+ */
+export const MAX_HINTS_KEPT = 10
 
 /** The noted hints of a session, oldest first. */
 export function hintsOf(notes: SessionNotes): ResultHint[] {
@@ -67,7 +80,7 @@ export type ReconcileNote = {
   /** References to look up at the service (outcome unknown). */
   references?: string[]
   /** For a payment marked for review (480): what its verdict did (review-verdict.ts). */
-  review?: "approved" | "rejected" | "expired" | "reversed" | "not_canceled"
+  review?: "approved" | "rejected" | "expired" | "reversed" | "not_canceled" | "not_released"
 }
 
 /** What 238 and 243 tell the store owner about the approval's money. */
@@ -201,7 +214,11 @@ export async function updateSessionNotes(
 /**
  * A result hint the callback could not turn into an order (the service did
  * not answer, the payment is pending, the callback is a duplicate answered
- * without settling), noted so the sweep verifies it later.
+ * without settling), noted so the sweep verifies it later. Noted on the
+ * session and on its payment collection, or on neither: true when both hold
+ * it (now or before). False when the hint cannot be kept: the session and
+ * its collection are gone, or either is full (MAX_HINTS_KEPT,
+ * MAX_COLLECTION_HINTS), for nothing is pushed out to make room.
  */
 export async function recordResultHint(
   container: MedusaContainer,
@@ -217,7 +234,7 @@ export async function recordResultHint(
   knownCollectionId?: string | null
 ): Promise<boolean> {
   // An unsigned body may carry anything; a transactionId is short text.
-  if (!transactionId || transactionId.length > 100) {
+  if (!transactionId || transactionId.length > MAX_NOTED_ID_LENGTH) {
     return false
   }
   const hint = {
@@ -230,40 +247,53 @@ export async function recordResultHint(
   )
   const [session] = await paymentModule.listPaymentSessions(
     { id: sessionId },
-    { select: ["id", "payment_collection_id"] }
+    { select: ["id", "payment_collection_id", "metadata"] }
   )
   const collectionId = session?.payment_collection_id ?? knownCollectionId
   if (!collectionId) {
     return false
   }
-  // Two rows under two locks, independent of each other: written side by
-  // side (the callback waits for both before it answers).
-  const [, noted] = await Promise.all([
-    updateCollectionHints(
-      container,
-      collectionId,
-      (hints) =>
-        hints[collectionHintKey(sessionId, transactionId)]
-          ? null
-          : {
-              ...hints,
-              [collectionHintKey(sessionId, transactionId)]: {
-                session_id: sessionId,
-                transaction_id: transactionId,
-                received_at: hint.received_at,
-              },
-            }
-    ),
-    session
-      ? updateSessionNotes(container, sessionId, (notes) =>
-          hintsOf(notes).some((noted) => noted.transaction_id === transactionId)
-            ? null
-            : { ...notes, hints: [...hintsOf(notes), hint].slice(-MAX_HINTS_KEPT) }
-        )
-      : false,
-  ])
+  const sessionHints = session ? hintsOf(notesOf(session.metadata)) : []
+  if (sessionHints.length >= MAX_HINTS_KEPT && !sessionHints.some((known) => known.transaction_id === transactionId)) {
+    // Full: no copy either (looked at again under the session's lock below).
+    return false
+  }
+  // The collection's copy first: a hint on the session alone would be lost
+  // with the session when the cart changes. A copy whose session then
+  // refuses the hint is dropped by the sweep as answered (gone-sessions.ts).
+  const key = collectionHintKey(sessionId, transactionId)
+  let copied = false
+  await updateCollectionHints(container, collectionId, (hints) => {
+    if (hints[key]) {
+      copied = true
+      return null
+    }
+    if (Object.keys(hints).length >= MAX_COLLECTION_HINTS) return null
+    copied = true
+    return {
+      ...hints,
+      [key]: { session_id: sessionId, transaction_id: transactionId, received_at: hint.received_at },
+    }
+  })
+  if (!copied || !session) {
+    return false
+  }
+  let noted = false
+  await updateSessionNotes(container, sessionId, (notes) => {
+    const hints = hintsOf(notes)
+    if (hints.some((known) => known.transaction_id === transactionId)) {
+      noted = true
+      return null
+    }
+    if (hints.length >= MAX_HINTS_KEPT) return null
+    noted = true
+    return { ...notes, hints: [...hints, hint] }
+  })
   return noted
 }
+
+/** recordResultHint notes no longer id (an unsigned body may carry anything). */
+export const MAX_NOTED_ID_LENGTH = 100
 
 /**
  * The interface has no search by reference: a reference handed out is the
@@ -284,8 +314,11 @@ export async function recordAttempt(
   }))
 }
 
-/** Hints kept on a payment collection; a cart is paid for a few times at most. */
-const MAX_COLLECTION_HINTS = 20
+/**
+ * Hints kept on a payment collection, over all its sessions: a cart is paid
+ * for a few times at most. Never pushed out either (recordResultHint).
+ */
+export const MAX_COLLECTION_HINTS = 50
 
 /**
  * Keyed by session and transaction (collectionHintKey): one hint per
@@ -344,11 +377,10 @@ export async function updateCollectionHints(
       if (!collection) return
       const next = change(collectionHintsOf(collection.metadata))
       if (!next) return
-      const kept = Object.entries(next).slice(-MAX_COLLECTION_HINTS)
       await paymentModule.updatePaymentCollections(collectionId, {
         metadata: {
           ...(collection.metadata ?? {}),
-          card_service_hints: Object.fromEntries(kept),
+          card_service_hints: next,
         },
       })
     },
