@@ -31,7 +31,11 @@ export function traceSettlement<T extends Settled>(
   )
 }
 
-/** Counts what the callback route answered: the metric and a row for the admin's figures. */
+/**
+ * Counts what the callback route answered: the metric, and the admin's
+ * figures through a tally per answer and minute (activity-buffer.ts), since
+ * anyone can POST a callback.
+ */
 export function countCallback(outcome: CallbackOutcome): void {
   instruments()?.callbacks.add(1, { [ATTR.callbackOutcome]: outcome })
   recordActivity({ kind: "callback", name: outcome })

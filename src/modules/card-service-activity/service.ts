@@ -64,11 +64,12 @@ export default class CardServiceActivityModuleService
       http_status: row.http_status ?? null,
       duration_ms: row.duration_ms ?? null,
       transaction_id: row.kind === "result" ? (row.transaction_id ?? null) : null,
+      count: row.count ?? 1,
     }))
     const inserted = await this.manager_.execute(
-      `insert into "card_service_event" ("id", "kind", "name", "reason_code", "flag", "http_status", "duration_ms", "transaction_id")
-       select r.id, r.kind, r.name, r.reason_code, r.flag, r.http_status, r.duration_ms, r.transaction_id
-       from jsonb_to_recordset(?::jsonb) as r("id" text, "kind" text, "name" text, "reason_code" text, "flag" text, "http_status" integer, "duration_ms" real, "transaction_id" text)
+      `insert into "card_service_event" ("id", "kind", "name", "reason_code", "flag", "http_status", "duration_ms", "transaction_id", "count")
+       select r.id, r.kind, r.name, r.reason_code, r.flag, r.http_status, r.duration_ms, r.transaction_id, r.count
+       from jsonb_to_recordset(?::jsonb) as r("id" text, "kind" text, "name" text, "reason_code" text, "flag" text, "http_status" integer, "duration_ms" real, "transaction_id" text, "count" integer)
        on conflict ("transaction_id") where kind = 'result' do nothing
        returning "kind", "name", "reason_code", "flag", "transaction_id"`,
       [JSON.stringify(records)]
@@ -82,13 +83,16 @@ export default class CardServiceActivityModuleService
     ])
   }
 
-  /** Events other than calls, counted for the day and the week before `now`. */
+  /**
+   * Events other than calls, counted for the day and the week before `now`.
+   * A row stands for `count` events (a minute's tally, activity-buffer.ts).
+   */
   async eventCounts(now: Date): Promise<EventCount[]> {
     const { day, week } = windows(now)
     const rows = await this.manager_.execute(
       `select "kind", "name", "reason_code",
-         count(*) filter (where "created_at" >= ?)::int as "day",
-         count(*)::int as "week"
+         coalesce(sum("count") filter (where "created_at" >= ?), 0)::int as "day",
+         sum("count")::int as "week"
        from "card_service_event"
        where "created_at" >= ? and "created_at" <= ? and "kind" <> 'call'
        group by "kind", "name", "reason_code"`,
@@ -97,7 +101,12 @@ export default class CardServiceActivityModuleService
     return rows as EventCount[]
   }
 
-  /** p50 and p95 of the service calls' durations per operation, for the day and the week. */
+  /**
+   * p50 and p95 of the service calls' durations per operation, for the day
+   * and the week. A sampled call row stands for `count` calls of its minute
+   * (activity-buffer.ts) and is read that many times, so the number of calls
+   * is exact and a busy minute weighs what it did.
+   */
   async latency(now: Date): Promise<LatencyRow[]> {
     const { day, week } = windows(now)
     const rows = await this.manager_.execute(
@@ -105,6 +114,7 @@ export default class CardServiceActivityModuleService
          percentile_cont(0.5) within group (order by e."duration_ms") as "p50",
          percentile_cont(0.95) within group (order by e."duration_ms") as "p95"
        from "card_service_event" e
+       cross join lateral generate_series(1, e."count") as copies("n")
        join (values ('day', ?::timestamptz), ('week', ?::timestamptz)) as w("label", "since")
          on e."created_at" >= w."since"
        where e."kind" = 'call' and e."created_at" >= ? and e."created_at" <= ?
