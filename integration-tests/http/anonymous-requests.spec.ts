@@ -3,6 +3,8 @@ import { randomBytes } from "node:crypto"
 import { request } from "undici"
 import { SESSION_BURST, SESSION_REFILL_MS } from "../../src/checkout/call-budget"
 import { FORM_CODE_REUSE_MS } from "../../src/checkout/form-codes"
+import { sessionLogTag } from "../../src/lib/log-redaction"
+import { flushActivity } from "../../src/observability/activity-buffer"
 import { payLikeABrowser } from "../helpers/browser-step"
 import { useCardServiceSandbox } from "../helpers/card-service-env"
 import {
@@ -146,6 +148,60 @@ medusaIntegrationTestRunner({
 
         expect(answer.status).toBe(404)
         expect(serviceCalls(sandbox().requestCounts())).toBe(0)
+      })
+    })
+
+    describe("what anonymous traffic leaves behind", () => {
+      const eventRows = async (): Promise<number> => {
+        await flushActivity()
+        const { rows } = await getContainer()
+          .resolve("__pg_connection__")
+          .raw(`select count(*)::int as "n" from "card_service_event"`)
+        return rows[0].n
+      }
+      const dayFigures = async () => {
+        const { data } = await api.get("/admin/card-service/figures", { headers: await adminHeaders(getContainer()) })
+        return data.windows.find((w: any) => w.window === "24h")
+      }
+
+      it("200 malformed and 50 forged callbacks add a handful of event rows, counted in full, and no log line names the session", async () => {
+        const { session } = await cartWithSession(api, getContainer())
+        const logger = getContainer().resolve("logger") as Record<string, any>
+        const spies = ["info", "warn", "error", "debug", "log"]
+          .filter((level) => typeof logger[level] === "function")
+          .map((level) => jest.spyOn(logger, level))
+        const before = { rows: await eventRows(), figures: await dayFigures() }
+
+        const malformed = await Promise.all(
+          Array.from({ length: 200 }, (_, i) =>
+            callback(i % 2 ? session.id : madeUpSessionId(), { decision: "ACCEPT", note: i })
+          )
+        )
+        const forged = await Promise.all(
+          Array.from({ length: 50 }, () => callback(session.id, result(madeUpTransactionId())))
+        )
+        const rowsAdded = (await eventRows()) - before.rows
+        const after = await dayFigures()
+        const logged = spies.flatMap((spy) => spy.mock.calls.map((args) => args.map(String).join(" ")))
+        spies.forEach((spy) => spy.mockRestore())
+
+        const ignored = logged.filter((line) => line.includes("ignored a callback")).length
+        const answered = (status: number) => forged.filter((a) => a.status === status).length
+        console.log(
+          `250 anonymous callbacks: ${rowsAdded} event rows; forged ones answered 200 ${answered(200)} (ignored ${ignored}), 404 ${answered(404)}, 503 ${answered(503)}`
+        )
+        expect(malformed.every((a) => a.status === 400)).toBe(true)
+        // One row per callback answer given (five kinds) and a sample of the retrieves (activity-buffer.ts).
+        expect(rowsAdded).toBeLessThanOrEqual(10)
+        // The figures count every callback, as they did with a row each.
+        expect(after.callbacks_refused - before.figures.callbacks_refused).toBe(200 + answered(404) + ignored)
+        expect(after.callbacks_unavailable - before.figures.callbacks_unavailable).toBe(answered(503))
+        // And every retrieve the forged ones caused, though only a sample of them is a row.
+        const retrieves = (figures: any) => figures.latency.find((l: any) => l.operation === "retrieve")?.calls ?? 0
+        expect(retrieves(after) - retrieves(before.figures)).toBe(sandbox().requestCounts()["GET /payment/retrieve"])
+        // The lines about the session name it as the admin can match it, not as the pay page opens.
+        expect(logged.filter((line) => line.includes(session.id))).toEqual([])
+        expect(logged.filter((line) => line.includes(sessionLogTag(session.id))).length).toBe(ignored)
       })
     })
 

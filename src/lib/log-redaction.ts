@@ -83,3 +83,28 @@ function redactValue(
   }
   return out
 }
+
+/** Characters of a session id a log line keeps: its last six. */
+const SESSION_TAG_CHARS = 6
+
+/** Medusa's session ids, as they may appear inside a message. */
+const SESSION_ID = /\bpayses_[0-9A-Za-z]+/g
+
+/**
+ * A session id as a log line shows it: `payses_…` and its last six
+ * characters. A session id opens the pay page with the shopper's email,
+ * phone and address (telemetry-names.ts keeps it out of telemetry for the
+ * same reason), and logs are read by more people, and kept longer, than the
+ * admin. The tail lets an owner match the line to the session in the admin;
+ * the 20 characters left out (a ULID's time and most of its randomness)
+ * cannot be guessed. Characters other than letters and digits become `?`,
+ * so an id from a request cannot forge a log line.
+ */
+export function sessionLogTag(sessionId: string): string {
+  return `payses_…${sessionId.slice(-SESSION_TAG_CHARS).replace(/[^0-9A-Za-z]/g, "?")}`
+}
+
+/** Free text (an error's message) with every session id in it as sessionLogTag shows it. */
+export function redactSessionIds(text: string): string {
+  return text.replace(SESSION_ID, sessionLogTag)
+}

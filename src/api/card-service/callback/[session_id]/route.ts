@@ -1,6 +1,7 @@
 import type { MedusaRequest, MedusaResponse } from "@medusajs/framework/http"
 import { CallBudgetExceeded } from "../../../../checkout/call-budget"
 import { settleCallback } from "../../../../checkout/callback-settlement"
+import { redactSessionIds, sessionLogTag } from "../../../../lib/log-redaction"
 import { PaymentResultSchema } from "../../../../lib/wire-schemas"
 import { callbackOutcomeOf, countCallback } from "../../../../observability/settlement-telemetry"
 
@@ -40,7 +41,7 @@ export async function POST(req: MedusaRequest, res: MedusaResponse) {
     }
     if (outcome.kind === "ignored") {
       logger.warn(
-        `card-service: ignored a callback for session ${req.params.session_id}: ${outcome.reason}`
+        `card-service: ignored a callback for session ${sessionLogTag(req.params.session_id)}: ${redactSessionIds(outcome.reason)}`
       )
     }
     return res.status(200).json({ received: true })
@@ -51,7 +52,7 @@ export async function POST(req: MedusaRequest, res: MedusaResponse) {
       return res.status(503).json({ received: false, message: "Try again later." })
     }
     logger.error(
-      `card-service: could not settle the callback for session ${req.params.session_id}: ${(error as Error).message}`
+      `card-service: could not settle the callback for session ${sessionLogTag(req.params.session_id)}: ${redactSessionIds((error as Error).message)}`
     )
     return res.status(503).json({ received: false, message: "Try again later." })
   }

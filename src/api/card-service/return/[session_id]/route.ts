@@ -8,6 +8,7 @@ import { settledOrder } from "../../../../checkout/settled-check"
 import { readSettledMark } from "../../../../checkout/settled-marks"
 import { anyProviderMessages, shopperText } from "../../../../checkout/shopper-text"
 import { failureMessageKey } from "../../../../lib/i18n"
+import { redactSessionIds, sessionLogTag } from "../../../../lib/log-redaction"
 import type CardServiceProviderService from "../../../../providers/card-service/service"
 import { recordResultHint } from "../../../../reconciliation/session-notes"
 
@@ -47,7 +48,9 @@ async function handleReturn(
     // Not "no such payment": the store could not look it up just now.
     req.scope
       .resolve("logger")
-      .error(`card-service: could not load session ${sessionId} on return: ${(error as Error).message}`)
+      .error(
+        `card-service: could not load session ${sessionLogTag(sessionId)} on return: ${redactSessionIds((error as Error).message)}`
+      )
     return sendMessagePage(req, res, 503, shopperText(req, {}), {
       title: "unconfirmed.title",
       message: "unconfirmed.message",
@@ -99,7 +102,9 @@ async function handleReturn(
     if (!(error instanceof CallBudgetExceeded)) {
       req.scope
         .resolve("logger")
-        .error(`card-service: could not settle the return of session ${sessionId}: ${(error as Error).message}`)
+        .error(
+          `card-service: could not settle the return of session ${sessionLogTag(sessionId)}: ${redactSessionIds((error as Error).message)}`
+        )
       await noteReturn(req, provider, sessionId, transactionId, merchantReferenceCode)
     }
     outcome = { kind: "pending", cartId: null }
@@ -127,7 +132,9 @@ async function noteReturn(
 ): Promise<void> {
   if (!transactionId || !provider.sealer.referenceBelongsTo(merchantReferenceCode, sessionId)) return
   await recordResultHint(req.scope, sessionId, transactionId, "return").catch((error: Error) => {
-    req.scope.resolve("logger").warn(`card-service: could not note the return of session ${sessionId}: ${error.message}`)
+    req.scope
+      .resolve("logger")
+      .warn(`card-service: could not note the return of session ${sessionLogTag(sessionId)}: ${redactSessionIds(error.message)}`)
   })
 }
 
