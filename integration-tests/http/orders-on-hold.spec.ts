@@ -284,10 +284,133 @@ medusaIntegrationTestRunner({
       const closed = await stateOf(orderId, session.id)
       expect(closed).toMatchObject({ status: "canceled", payments: [] })
       expect(closed.session.status).toBe("canceled")
+      // The session's log, which the order widget shows, has the reversal
+      // (issue 39: the verdict wrote the data read before it).
+      expect(closed.session.data.transactions).toEqual(
+        expect.arrayContaining([expect.objectContaining({ operation: "reversal", decision: "ACCEPT" })])
+      )
       expect(events.map((e) => e.name)).toEqual([REVIEW_EVENTS.expired, REVIEW_EVENTS.approvalReversed])
       expect(await reviewOf(orderId)).toMatchObject({ state: "reversed" })
       // Nothing more for the sweep to do.
       expect((await sweep(late)).actions.filter((a: any) => a.session_id === session.id)).toEqual([])
+    })
+
+    describe("states that live for days (issue 39)", () => {
+      /** Sweeps as the cron would, at these times; the actions each took for the session. */
+      const sweepsAt = async (sessionId: string, times: Date[]) => {
+        const actions: any[] = []
+        for (const at of times) actions.push(...(await sweep(at)).actions.filter((a: any) => a.session_id === sessionId))
+        return actions
+      }
+      const minutesAfter = (at: Date, minutes: number) => new Date(at.getTime() + minutes * 60_000)
+
+      it("settles an expired review once: later passes neither act, log, count nor ask the service every time", async () => {
+        const { session, orderId, transactionId } = await orderOnHold("approve")
+        const late = new Date(Date.now() + REVIEW_TIMEOUT_MS + 60_000)
+        expect(await sweepsAt(session.id, [late])).toEqual([expect.objectContaining({ status: "review_closed" })])
+        const retrievesAtExpiry = sandbox().retrievesOf(transactionId).length
+
+        // An hour of passes, one a minute.
+        const hour = Array.from({ length: 60 }, (_, i) => minutesAfter(late, i + 1))
+        expect(await sweepsAt(session.id, hour)).toEqual([])
+        // Asked 1, 2, 4, 8 and 16 minutes after, then every 15 (a quarter of
+        // this test's one-hour review time): 7 times, not 60 (b22a589: on every pass).
+        expect(sandbox().retrievesOf(transactionId).length - retrievesAtExpiry).toBe(7)
+        expect(events.map((e) => e.name)).toEqual([REVIEW_EVENTS.expired])
+        const { data } = await api.get("/admin/card-service/reconciliation", { headers: await adminHeaders(getContainer()) })
+        expect(data.entries.filter((e: any) => e.id === session.id)).toEqual([
+          expect.objectContaining({ status: "review_closed", needs_action: false }),
+        ])
+        expect((await stateOf(orderId, session.id)).session.metadata.card_service.reconcile.review).toBe("expired")
+
+        // Still watched: an approval whose callback is lost is found and reversed.
+        sandbox().setCallbackKnobs({ drop: true }, sandbox().transaction(transactionId)!.merchantReferenceCode)
+        await sandbox().concludeReview(transactionId, "approve")
+        const dayLater = minutesAfter(late, 24 * 60)
+        expect(await sweepsAt(session.id, [dayLater])).toEqual([expect.objectContaining({ status: "review_closed" })])
+        expect(successfulReversalsOf(transactionId)).toHaveLength(1)
+        expect(events.map((e) => e.name)).toEqual([REVIEW_EVENTS.expired, REVIEW_EVENTS.approvalReversed])
+        expect(await sweepsAt(session.id, [minutesAfter(dayLater, 60)])).toEqual([])
+      })
+
+      it("reaches a newer order on hold whose verdict callback was lost behind a batch's worth of expired reviews", async () => {
+        const expired = [await orderOnHold("approve"), await orderOnHold("approve")]
+        const late = new Date(Date.now() + REVIEW_TIMEOUT_MS + 60_000)
+        await sweep(late)
+        for (const { orderId, session } of expired) expect((await stateOf(orderId, session.id)).status).toBe("canceled")
+
+        const newer = await orderOnHold("approve")
+        sandbox().setCallbackKnobs({ drop: true }, sandbox().transaction(newer.transactionId)!.merchantReferenceCode)
+        await sandbox().concludeReview(newer.transactionId, "approve")
+        const held = await getContainer()
+          .resolve(Modules.PAYMENT)
+          .listPaymentSessions({ status: "pending_authorization" } as any, { select: ["id"] })
+
+        // A batch of two, oldest first (b22a589: the expired reviews, never
+        // changed, took the batch's places on every pass).
+        const at = minutesAfter(late, 1)
+        for (let pass = 0; pass <= Math.ceil(held.length / 2); pass++) {
+          await sweepCardServicePayments(getContainer(), { now: at, batchSize: 2 })
+        }
+        expect(await stateOf(newer.orderId, newer.session.id)).toMatchObject({ paymentStatus: "authorized" })
+      })
+
+      it("shows a late approval whose reversal the service refused (243) in Needs attention, once, and never sends it again", async () => {
+        const { session, orderId, transactionId } = await orderOnHold("approve")
+        const late = new Date(Date.now() + REVIEW_TIMEOUT_MS + 60_000)
+        await sweep(late)
+        // The review approves after the order was canceled, its callback is
+        // lost, and the money is taken at the service before any reversal.
+        const record = sandbox().transaction(transactionId)!
+        sandbox().setCallbackKnobs({ drop: true }, record.merchantReferenceCode)
+        await sandbox().concludeReview(transactionId, "approve")
+        await cardServiceProvider(getContainer(), CARD_SERVICE_PROVIDER_ID).client.capture({
+          merchantReferenceCode: "captured-outside-medusa",
+          currency: record.currencyCode,
+          amount: record.amount,
+          email: "owner@example.com",
+          originalTransactionId: transactionId,
+        })
+        const reversalsSent = () =>
+          sandbox()
+            .transactions()
+            .filter((r) => r.step === "REVERSAL" && r.originalTransactionId === transactionId)
+
+        const day = Array.from({ length: 30 }, (_, i) => minutesAfter(late, 60 * (i + 1)))
+        const actions = await sweepsAt(session.id, day)
+
+        // b22a589: the reversal went out on every pass (243, 243, ...), Needs
+        // attention showed nothing, and the note said the approval was reversed.
+        expect(reversalsSent()).toHaveLength(1)
+        expect(actions).toEqual([expect.objectContaining({ status: "not_released" })])
+        const { data } = await api.get("/admin/card-service/reconciliation", { headers: await adminHeaders(getContainer()) })
+        const entry = data.entries.find((e: any) => e.id === session.id)
+        expect(entry).toMatchObject({ status: "not_released", needs_action: true, references: [transactionId] })
+        expect(entry.message).toContain(`approval ${transactionId} was not released`)
+        expect(entry.message).not.toMatch(/the approval was reversed/)
+        expect(await reviewOf(orderId)).toMatchObject({ state: "not_released", needs_action: true })
+        expect(events.map((e) => e.name)).toEqual([REVIEW_EVENTS.expired, REVIEW_EVENTS.approvalNotReleased])
+        const after = await stateOf(orderId, session.id)
+        expect(after).toMatchObject({ status: "canceled", payments: [] })
+        expect(after.session.status).toBe("canceled")
+      })
+
+      it("reverses a review's approval for another amount and cancels the order on hold", async () => {
+        const { session, orderId, transactionId } = await orderOnHold("approve")
+        const asked = sandbox().transaction(transactionId)!
+        await sandbox().concludeReview(transactionId, "approve", 1)
+        expect(sandbox().transaction(transactionId)!.amount).not.toBe(asked.amount)
+
+        expect(successfulReversalsOf(transactionId)).toHaveLength(1)
+        const after = await stateOf(orderId, session.id)
+        expect(after).toMatchObject({ status: "canceled", payments: [], reserved: 0 })
+        expect(after.session.status).toBe("canceled")
+        expect(after.session.data.failure.code).toBe("mismatch")
+        expect(after.session.data.transactions).toEqual(
+          expect.arrayContaining([expect.objectContaining({ operation: "reversal", decision: "ACCEPT" })])
+        )
+        expect(events.map((e) => e.name)).toEqual([REVIEW_EVENTS.rejected])
+      })
     })
 
     describe("a result under review whose completion died before it made the order (bench:soak, seed 564948)", () => {

@@ -16,7 +16,14 @@ import { checkApproval } from "../providers/card-service/approval-check"
 import type { CardServiceSessionData, FailureReason } from "../providers/card-service/session-data"
 import type CardServiceProviderService from "../providers/card-service/service"
 import { isUnderReview, reasonText } from "../providers/card-service/status-mapping"
-import { notesOf, type ReconcileNote, sessionRowWriter, updateSessionNotes } from "../reconciliation/session-notes"
+import { ApprovalNotReleased } from "../providers/card-service/approval-reversal"
+import {
+  notesOf,
+  notReleasedNote,
+  type ReconcileNote,
+  sessionRowWriter,
+  updateSessionNotes,
+} from "../reconciliation/session-notes"
 import type { SettleOutcome } from "./settle-types"
 
 /**
@@ -32,6 +39,12 @@ export const REVIEW_EVENTS = {
   expired: "card-service.review.expired",
   /** An approval came after the order was canceled for want of a verdict: it was reversed. */
   approvalReversed: "card-service.review.approval_reversed",
+  /**
+   * An approval the order cannot take (it came after the order was canceled,
+   * or is for another amount) whose reversal the service refused (238, 243):
+   * its money may have been taken. In Needs attention, with what to do.
+   */
+  approvalNotReleased: "card-service.review.approval_not_released",
 } as const
 
 export type ReviewEventData = {
@@ -50,6 +63,12 @@ export type ReviewCase = {
   cartId: string
   orderId: string
   now?: Date
+  /**
+   * The sweep is asking, not a report: when nothing has changed, the next
+   * look is put off (nextLook), so that an order on hold, and one canceled
+   * for want of a verdict, cost the service fewer calls as they age.
+   */
+  polled?: boolean
 }
 
 /**
@@ -78,14 +97,26 @@ export async function settleReview(container: MedusaContainer, review: ReviewCas
   const verdict = record
     ? checkApproval(record, data, (reference, id) => provider.sealer.referenceBelongsTo(reference, id))
     : null
-  const onHold = { kind: "order", orderId, cartId, onHold: true } as const
+  const eventData = (reasonCode: string): ReviewEventData => ({
+    order_id: orderId,
+    payment_session_id: session.id,
+    reason_code: reasonCode,
+  })
 
   if (!verdict || (verdict.outcome === "unapproved" && isUnderReview(verdict.reasonCode))) {
-    // Canceled already, or left to the store owner (it could not be): once.
+    const deadline = new Date(order.created_at).getTime() + provider.options.reviewTimeoutMs
+    // Canceled already, or left to the store owner (it could not be): done
+    // once. Still watched, for a verdict may yet come, but nothing more is
+    // done, logged or counted until it does (issue 39: an expired review
+    // was settled again on every sweep pass for a week).
     if (order.status === "canceled" || notesOf(session.metadata).reconcile?.review === "not_canceled") {
-      return { kind: "review_closed", orderId, cartId, verdict: "expired" }
+      if (review.polled) await putOffNextLook(container, session.id, now, provider.options.reviewTimeoutMs, null)
+      return { kind: "review_closed", orderId, cartId, verdict: "expired", unchanged: true }
     }
-    if (now.getTime() - new Date(order.created_at).getTime() < provider.options.reviewTimeoutMs) return onHold
+    if (now.getTime() < deadline) {
+      if (review.polled) await putOffNextLook(container, session.id, now, provider.options.reviewTimeoutMs, deadline)
+      return { kind: "order", orderId, cartId, onHold: true }
+    }
     const canceled = await cancelHeldOrder(container, review)
     await noteReview(
       container,
@@ -93,41 +124,46 @@ export async function settleReview(container: MedusaContainer, review: ReviewCas
       canceled === true ? "expired" : "not_canceled",
       canceled === true
         ? `no verdict on the review within the time allowed: order ${orderId} was canceled and its stock released; an approval that still comes is reversed`
-        : notCanceledMessage(orderId, "no verdict on the review came in time", canceled)
+        : notCanceledMessage(orderId, "no verdict on the review came in time", canceled),
+      now
     )
-    await emit(container, REVIEW_EVENTS.expired, { order_id: orderId, payment_session_id: session.id, reason_code: "480" })
+    await emit(container, REVIEW_EVENTS.expired, eventData("480"))
     return { kind: "review_closed", orderId, cartId, verdict: "expired" }
   }
 
-  if (verdict.outcome === "approved") {
-    if (order.status === "canceled") {
-      await provider.releaseApproval(data, record as TransactionRecord)
-      await closeSession(container, session, data, { code: "review_expired", message: "approved after the order was canceled; the approval was reversed" })
-      await noteReview(
-        container,
-        session.id,
-        "reversed",
-        `the review approved the payment after order ${orderId} was canceled for want of a verdict; the approval was reversed`
-      )
-      await emit(container, REVIEW_EVENTS.approvalReversed, {
-        order_id: orderId,
-        payment_session_id: session.id,
-        reason_code: (record as TransactionRecord).reasonCode,
-      })
-      return { kind: "review_closed", orderId, cartId, verdict: "reversed" }
-    }
+  if (verdict.outcome === "approved" && order.status !== "canceled") {
     await authorizePaymentSessionForOrderWorkflow(container).run({ input: { payment_session_id: session.id } })
-    await noteReview(container, session.id, "approved", `the review approved the payment of order ${orderId}; it is authorized`)
-    await emit(container, REVIEW_EVENTS.approved, {
-      order_id: orderId,
-      payment_session_id: session.id,
-      reason_code: (record as TransactionRecord).reasonCode,
-    })
+    await noteReview(container, session.id, "approved", `the review approved the payment of order ${orderId}; it is authorized`, now)
+    await emit(container, REVIEW_EVENTS.approved, eventData((record as TransactionRecord).reasonCode))
     return { kind: "order", orderId, cartId, review: "approved" }
   }
 
-  // Rejected (481), or an approval that is not for what the order costs.
-  if (verdict.outcome === "mismatch") await provider.releaseApproval(data, record as TransactionRecord)
+  if (verdict.outcome === "approved") {
+    // Approved after the order was canceled for want of a verdict: money no
+    // order takes, given back.
+    const what = `the review approved the payment after order ${orderId} was canceled for want of a verdict`
+    const released = await release(provider, data, record as TransactionRecord, what, now)
+    if ("refused" in released) {
+      await closeSession(container, session, data, { code: "not_released", message: released.refused.message })
+      await noteNotReleased(container, session.id, released.refused)
+      await emit(container, REVIEW_EVENTS.approvalNotReleased, eventData((record as TransactionRecord).reasonCode))
+      return { kind: "review_closed", orderId, cartId, verdict: "not_released" }
+    }
+    await closeSession(container, session, released.data, {
+      code: "review_expired",
+      message: "approved after the order was canceled; the approval was reversed",
+    })
+    await noteReview(container, session.id, "reversed", `${what}; the approval was reversed`, now)
+    await emit(container, REVIEW_EVENTS.approvalReversed, eventData((record as TransactionRecord).reasonCode))
+    return { kind: "review_closed", orderId, cartId, verdict: "reversed" }
+  }
+
+  // Rejected (481), or an approval that is not for what the order costs
+  // (given back, as no order can take it).
+  const released =
+    verdict.outcome === "mismatch"
+      ? await release(provider, data, record as TransactionRecord, `the review approved the payment of order ${orderId} for another amount or currency (${verdict.reason})`, now)
+      : { data }
   const failure: FailureReason =
     verdict.outcome === "unapproved"
       ? { code: verdict.reasonCode, message: `${verdict.reason}: ${reasonText(verdict.reasonCode)}` }
@@ -141,18 +177,69 @@ export async function settleReview(container: MedusaContainer, review: ReviewCas
       canceled === true ? "rejected" : "not_canceled",
       canceled === true
         ? `the review did not approve the payment (${failure.code}): order ${orderId} was canceled and its stock released`
-        : notCanceledMessage(orderId, `the review did not approve the payment (${failure.code})`, canceled)
+        : notCanceledMessage(orderId, `the review did not approve the payment (${failure.code})`, canceled),
+      now
     )
   }
-  await closeSession(container, session, data, failure)
-  if (wasOpen) {
-    await emit(container, REVIEW_EVENTS.rejected, {
-      order_id: orderId,
-      payment_session_id: session.id,
-      reason_code: failure.code,
-    })
+  if ("refused" in released) {
+    // What the store owner must act on first: the money may have been taken.
+    await closeSession(container, session, data, failure)
+    await noteNotReleased(container, session.id, released.refused)
+    await emit(container, REVIEW_EVENTS.approvalNotReleased, eventData((record as TransactionRecord).reasonCode))
+  } else {
+    await closeSession(container, session, released.data, failure)
   }
-  return { kind: "review_closed", orderId, cartId, verdict: "rejected" }
+  if (wasOpen) await emit(container, REVIEW_EVENTS.rejected, eventData(failure.code))
+  return { kind: "review_closed", orderId, cartId, verdict: "refused" in released ? "not_released" : "rejected" }
+}
+
+/**
+ * Reverses an approval no order takes. The session data comes back with the
+ * reversal in its log (the order widget shows it); a reversal the service
+ * refused (238, 243: the money may have been taken) comes back as the note
+ * the store owner reads, for it must not be sent again pass after pass.
+ */
+async function release(
+  provider: CardServiceProviderService,
+  data: CardServiceSessionData,
+  record: TransactionRecord,
+  what: string,
+  now: Date
+): Promise<{ data: CardServiceSessionData } | { refused: ReconcileNote }> {
+  try {
+    return { data: await provider.releaseApproval(data, record) }
+  } catch (error) {
+    if (!ApprovalNotReleased.is(error)) throw error
+    return { refused: { ...notReleasedNote(error, what, now), review: "not_released" } }
+  }
+}
+
+/** The longest a look at an order on hold is put off, and the first wait. */
+const LONGEST_LOOK_MS = 60 * 60 * 1000
+const FIRST_LOOK_MS = 60 * 1000
+
+/**
+ * When the sweep next asks the service about an order on hold whose verdict
+ * has not come: after 1 minute, then twice as long each time, at most an
+ * hour (or a quarter of the review time, when that is shorter), and never
+ * after the review's deadline. A verdict's callback needs no look: it is
+ * settled when it comes. Written on the session's notes, which also moves
+ * the session behind the others in the sweep's batch (listHeldSessions).
+ */
+async function putOffNextLook(
+  container: MedusaContainer,
+  sessionId: string,
+  now: Date,
+  reviewTimeoutMs: number,
+  deadline: number | null
+): Promise<void> {
+  const longest = Math.max(FIRST_LOOK_MS, Math.min(LONGEST_LOOK_MS, reviewTimeoutMs / 4))
+  await updateSessionNotes(container, sessionId, (current) => {
+    const looks = current.review_look?.looks ?? 0
+    const wait = Math.min(longest, FIRST_LOOK_MS * 2 ** looks)
+    const next = deadline === null ? now.getTime() + wait : Math.min(deadline, now.getTime() + wait)
+    return { ...current, review_look: { looks: looks + 1, next_at: new Date(next).toISOString() } }
+  })
 }
 
 async function heldOrder(container: MedusaContainer, orderId: string): Promise<HeldOrder> {
@@ -241,18 +328,24 @@ function notCanceledMessage(orderId: string, what: string, why: true | string): 
 async function noteReview(
   container: MedusaContainer,
   sessionId: string,
-  review: NonNullable<ReconcileNote["review"]>,
-  message: string
+  review: "approved" | "rejected" | "expired" | "reversed" | "not_canceled",
+  message: string,
+  now: Date
 ): Promise<void> {
   await updateSessionNotes(container, sessionId, (current) => ({
     ...current,
     reconcile: {
       status: review === "not_canceled" ? "hold_not_canceled" : "review_closed",
       review,
-      at: new Date().toISOString(),
+      at: now.toISOString(),
       message,
     },
   }))
+}
+
+/** An approval the service would not reverse, on the session: Needs attention and the order widget show it. */
+async function noteNotReleased(container: MedusaContainer, sessionId: string, note: ReconcileNote): Promise<void> {
+  await updateSessionNotes(container, sessionId, (current) => ({ ...current, reconcile: note }))
 }
 
 /** The session after a negative verdict: canceled, with the reason, so nothing asks about it again. */

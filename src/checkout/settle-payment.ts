@@ -104,7 +104,15 @@ async function settleSession(
     // it: the verdict's callback names the same transaction and must reach
     // this path, not be answered from the mark.
     if (finished === "on_hold" && data?.transaction_id) {
-      const outcome = await settleReview(container, { session, provider, data, cartId, orderId, now: hint.at })
+      const outcome = await settleReview(container, {
+        session,
+        provider,
+        data,
+        cartId,
+        orderId,
+        now: hint.at,
+        polled: hint.source === "sweep",
+      })
       return released && outcome.kind === "order" ? { ...outcome, secondPaymentReleased: true } : outcome
     }
     if (finished !== "order_gone") {

@@ -37,7 +37,15 @@ export type SettleOutcome =
    * rejection or for want of a verdict, or, approved too late, its approval
    * reversed (review-verdict.ts).
    */
-  | { kind: "review_closed"; orderId: string; cartId: string; verdict: "rejected" | "expired" | "reversed" }
+  | {
+      kind: "review_closed"
+      orderId: string
+      cartId: string
+      /** not_released: the approval no order takes could not be reversed (238, 243); the store owner acts. */
+      verdict: "rejected" | "expired" | "reversed" | "not_released"
+      /** Closed before: nothing was done now. */
+      unchanged?: true
+    }
   /** Nothing known yet: the shopper has not finished, or the result has not arrived. */
   | { kind: "pending"; cartId: string | null }
   /** The payment did not go through; the shopper may try again. */

@@ -1,17 +1,23 @@
 import type { IPaymentModuleService, MedusaContainer, PaymentSessionDTO } from "@medusajs/framework/types"
-import { Modules } from "@medusajs/framework/utils"
+import { ContainerRegistrationKeys, Modules } from "@medusajs/framework/utils"
 import { settlePayment } from "../checkout/settle-payment"
 import { ordersOnHoldSupported } from "../providers/card-service/orders-on-hold"
 import type CardServiceProviderService from "../providers/card-service/service"
 import { LOOKBACK_MS } from "./gone-sessions"
+import type { Knex } from "./sweep-candidates"
 import type { SessionAction } from "./sweep-types"
 
 /**
  * The sessions of orders on hold (pending_authorization: payment marked for
- * review), oldest first, in a batch of their own so that abandoned checkouts
- * never crowd them out. Looked at until the review's time is over and a week
- * beyond it: a verdict that comes after the order was canceled for want of
- * one is still found and its approval reversed.
+ * review) whose next look is due, least recently changed first, in a batch
+ * of their own so that abandoned checkouts never crowd them out. Looked at
+ * until the review's time is over and a week beyond it: a verdict that comes
+ * after the order was canceled for want of one is still found and its
+ * approval reversed. Each look that finds nothing new puts the next one off
+ * (review-verdict.ts, putOffNextLook) and so moves the session behind the
+ * others: sessions that wait long, above all those canceled for want of a
+ * verdict, never hold a newer order on hold out of the batch (issue 39: a
+ * hundred expired reviews, never changed, stayed at its front for a week).
  */
 export async function listHeldSessions(
   container: MedusaContainer,
@@ -21,17 +27,20 @@ export async function listHeldSessions(
   take: number
 ): Promise<PaymentSessionDTO[]> {
   if (!ordersOnHoldSupported()) return []
-  const paymentModule = container.resolve<IPaymentModuleService>(Modules.PAYMENT)
+  const knex = container.resolve<Knex>(ContainerRegistrationKeys.PG_CONNECTION)
   const since = now.getTime() - provider.options.reviewTimeoutMs - LOOKBACK_MS
-  // The payment module filters any column; its filter type names fewer.
-  return await paymentModule.listPaymentSessions(
-    {
-      provider_id: providerId,
-      status: "pending_authorization",
-      created_at: { $gte: new Date(since).toISOString() },
-    } as Record<string, unknown>,
-    { take, order: { updated_at: "ASC" } }
+  const { rows } = await knex.raw(
+    `select "id" from "payment_session"
+      where "provider_id" = ? and "deleted_at" is null and "status" = 'pending_authorization'
+        and "created_at" >= ?
+        and coalesce("metadata"->'card_service'->'review_look'->>'next_at', '') <= ?
+      order by "updated_at" asc
+      limit ?`,
+    [providerId, new Date(since).toISOString(), now.toISOString(), take]
   )
+  if (!rows.length) return []
+  const paymentModule = container.resolve<IPaymentModuleService>(Modules.PAYMENT)
+  return await paymentModule.listPaymentSessions({ id: rows.map((row) => row.id) }, { take: rows.length })
 }
 
 /**
@@ -53,7 +62,14 @@ export async function sweepHeldOrder(
       message: `the review approved the payment of order ${outcome.orderId}; its payment is authorized`,
     }
   }
-  if (outcome.kind === "review_closed") {
+  if (outcome.kind === "review_closed" && !outcome.unchanged) {
+    if (outcome.verdict === "not_released") {
+      return {
+        session_id: sessionId,
+        status: "not_released",
+        message: `order ${outcome.orderId}: the review approved a payment the order cannot take, and the card service refused to reverse it; see Needs attention`,
+      }
+    }
     const what = {
       rejected: "the review rejected the payment; the order was canceled and its stock released",
       expired: "no verdict on the review in time; the order was canceled and its stock released",

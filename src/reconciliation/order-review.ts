@@ -50,7 +50,7 @@ export async function orderReview(
     const deadline = new Date(since.getTime() + timeoutMs)
     const base = { session_id: session.id, since: since.toISOString(), deadline: deadline.toISOString() }
     if (note?.review) {
-      return { ...base, state: note.review, message: note.message, needs_action: note.review === "not_canceled" }
+      return { ...base, state: note.review, message: note.message, needs_action: note.review === "not_canceled" || note.review === "not_released" }
     }
     if (order.status === "canceled") {
       return {

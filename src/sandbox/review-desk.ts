@@ -66,7 +66,12 @@ export class ReviewDesk {
    */
   async conclude(
     transactionId: string,
-    verdict?: ReviewVerdict
+    verdict?: ReviewVerdict,
+    /**
+     * An approval for another amount than the payment request's (minor
+     * units): what the merchant must not book, for tests of that check.
+     */
+    approvedAmountMinor?: number
   ): Promise<{ transactionId: string; reasonCode: string } | undefined> {
     const review = this.open.get(transactionId)
     const tx = this.ctx.store.get(transactionId)
@@ -79,6 +84,7 @@ export class ReviewDesk {
     const approved = (verdict ?? review.plannedVerdict) === "approve"
     tx.reasonCode = approved ? "100" : "481"
     tx.approvalCode = approved ? String(randomInt(0, 1_000_000)).padStart(6, "0") : ""
+    if (approved && approvedAmountMinor !== undefined) tx.amountMinor = approvedAmountMinor
     this.ctx.logger.debug?.(`review of ${transactionId} -> ${tx.reasonCode}`)
     const payload = {
       decision: approved ? "ACCEPT" : "REJECT",

@@ -299,9 +299,11 @@ export class SandboxTestControls {
    */
   concludeReview(
     transactionId: string,
-    verdict?: ReviewVerdict
+    verdict?: ReviewVerdict,
+    /** An approval for another amount (minor units) than was asked for. */
+    approvedAmountMinor?: number
   ): Promise<{ transactionId: string; reasonCode: string } | undefined> {
-    return this.context.reviews.conclude(transactionId, verdict)
+    return this.context.reviews.conclude(transactionId, verdict, approvedAmountMinor)
   }
 
   /** Reviews waiting for their verdict, oldest first. */

@@ -56,6 +56,7 @@ const REVIEW_TITLES: Record<string, { title: string; color: "orange" | "green" |
   expired: { title: "No verdict in time: order canceled", color: "red" },
   reversed: { title: "Approved too late: reversed", color: "grey" },
   not_canceled: { title: "Review not approved: act on this order", color: "red" },
+  not_released: { title: "Approval not given back: look it up", color: "red" },
 }
 
 /**

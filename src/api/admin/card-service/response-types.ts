@@ -244,7 +244,7 @@ export type OrderReviewResponse = {
      * reversed; not_canceled: did not go through, but the order could not be
      * canceled (the store owner acts).
      */
-    state: "on_hold" | "approved" | "rejected" | "expired" | "reversed" | "not_canceled"
+    state: "on_hold" | "approved" | "rejected" | "expired" | "reversed" | "not_canceled" | "not_released"
     /** When the order was placed on hold. */
     since: string
     /** When an order still on hold is canceled for want of a verdict. */
