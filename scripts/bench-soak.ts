@@ -48,7 +48,6 @@ import {
   deliveredTransactions,
   EventTableCount,
   expiredReviews,
-  genuineCallbackAnswers,
   historyOf,
   serviceRecords,
   storeFacts,
@@ -246,7 +245,6 @@ async function main() {
         checkouts: started,
         forgeries: sent.length,
         forgedCallbacksAnswered: sent.filter((f) => f.kind.startsWith("callback") && f.status !== "error" && f.status !== 502).length,
-        genuineCallbackAnswers: genuineCallbackAnswers(cluster),
         unknownRetrieves: cluster.sandbox.unknownRetrieves(),
         closedHolds: store.orders.filter((o) => o.hold === "closed").length,
         minutes: (gatheredAt - startedAt) / 60_000,
@@ -287,8 +285,10 @@ async function main() {
       }
     })()
     adversary?.start()
+    // Until the final check: under compressed time rows are pruned minutes after they were written.
+    let counting = true
     const countLoop = (async () => {
-      while (arriving) {
+      while (counting) {
         await sleep(EVENT_COUNT_EVERY_MS)
         await events.sample(cluster).catch((e: Error) => log(`event table count failed: ${e.message}`))
       }
@@ -334,15 +334,16 @@ async function main() {
     await Promise.all(inFlight)
     const shoppersEnded = Date.now()
     arriving = false
-    await adversary?.stop()
     await faultLoop
-    await countLoop
     await checkLoop
     clearInterval(progress)
     await faults.settle()
     cluster.sandbox.clearFaults()
-    await finalSweep(cluster, owner, faults, options.reviewAfterMs, compressed, reviewClock)
+    // The adversary goes on while late callbacks and verdicts come (orders on hold expire then), and stops before the sweeps.
+    await finalSweep(cluster, owner, faults, options.reviewAfterMs, compressed, reviewClock, async () => adversary?.stop())
     const final = await check(Infinity)
+    counting = false
+    await countLoop
     reviewClock?.stop()
     await printSurprises(cluster, checkouts, faults, adversary)
     report(options, checkouts, faults, { during: [...during.values()], final: final.breaches }, final.unreported, checks - 1, adminLog, {
@@ -366,7 +367,8 @@ async function finalSweep(
   faults: FaultInjector,
   reviewAfterMs: number,
   compressed: CompressedTime | null,
-  reviewClock: ReviewClock | null
+  reviewClock: ReviewClock | null,
+  beforeSweeps: () => Promise<void>
 ) {
   // A review's verdict goes out reviewAfterMs after its result, with that result's callback knobs;
   // under compressed time at its drawn moment, and a late callback's delay after it.
@@ -382,6 +384,7 @@ async function finalSweep(
     deliveries = cluster.sandbox.callbacks().length
     await sleep(5_000)
   }
+  await beforeSweeps()
   // Until a pass in which both instances swept and took no action, twice:
   // a sweep that finds another running, or backs off after the service
   // failed, answers ran: false and is asked again.

@@ -126,9 +126,7 @@ export type EventTableFacts = {
   forgeries: number
   /** Forged callbacks an instance answered (each may write a callback row). */
   forgedCallbacksAnswered: number
-  /** Genuine callback deliveries an instance answered (the proxy's 502 excluded): a callback row each. */
-  genuineCallbackAnswers: number
-  /** Retrieves of transactions the service never issued (made-up ids): a call row each. */
+  /** Retrieves of transactions the service never issued (made-up ids). */
   unknownRetrieves: number
   /** Orders on hold closed (canceled); each is closed by the sweep at most twice (expired, then its late verdict). */
   closedHolds: number
@@ -169,12 +167,14 @@ export const EXPIRED_PASSES_PER_LOOK = 5
 export const ROWS_PER_CHECKOUT_MAX = 20
 
 /**
- * Rows forged traffic may add, whatever its count: a tally row a minute on
- * each of two instances, and ten spare. A row per forged request, as a
- * refused callback writes today (issue 39's fourth finding), exceeds it
- * within minutes at the adversary's default rate.
+ * Rows only forged traffic writes (a refused callback, a retrieve of a
+ * made-up id answered 404) may add, whatever its count: on each of two
+ * instances a tally row a minute for refused callbacks and 5 sampled call
+ * rows a minute, and ten spare. A row per forged request, as on b22a589
+ * (issue 39's fourth finding), exceeds it within minutes at the adversary's
+ * default rate.
  */
-export const FORGED_ROWS_PER_MINUTE = 2
+export const FORGED_ROWS_PER_MINUTE = 12
 export const FORGED_ROWS_SPARE = 10
 
 export type Breach = {
@@ -397,20 +397,16 @@ function expiredReviewBreaches({ expiredReviews = [], sweepEveryMs, gatheredAt }
 
 /**
  * The event table grows with checkouts, not with forged traffic: rows per
- * checkout below ROWS_PER_CHECKOUT_MAX, rows that forged traffic explains
- * (callback rows beyond the genuine deliveries answered, and a call row per
- * retrieve of a made-up id) below a bound that does not grow with the
- * forged count, and the sweep's "review_closed" rows no more than two per
+ * checkout below ROWS_PER_CHECKOUT_MAX, rows only forged traffic writes
+ * (refused callbacks, retrieves answered 404) below a bound that grows with
+ * time, not with the forged count, and the sweep's "review_closed" rows no more than two per
  * closed order on hold.
  */
 function eventTableBreaches({ eventTable: t }: AdversaryFacts): Breach[] {
   if (!t || !t.checkouts) return []
   const breaches: Breach[] = []
   const total = Object.values(t.rows).reduce((sum, n) => sum + n, 0)
-  const callbackRows = Object.entries(t.rows)
-    .filter(([name]) => name.startsWith("callback "))
-    .reduce((sum, [, n]) => sum + n, 0)
-  const forgedRows = Math.max(0, callbackRows - t.genuineCallbackAnswers) + t.unknownRetrieves
+  const forgedRows = (t.rows["callback refused"] ?? 0) + (t.rows["call retrieve 404"] ?? 0)
   const allowedForged = FORGED_ROWS_SPARE + Math.floor(FORGED_ROWS_PER_MINUTE * t.minutes)
   if (total / t.checkouts > ROWS_PER_CHECKOUT_MAX) {
     breaches.push({
@@ -422,9 +418,8 @@ function eventTableBreaches({ eventTable: t }: AdversaryFacts): Breach[] {
     breaches.push({
       invariant: "event table grown by forged traffic",
       detail:
-        `${forgedRows} rows from ${t.forgeries} forged requests in ${t.minutes.toFixed(1)} min (at most ${allowedForged}): ` +
-        `${callbackRows} callback rows for ${t.genuineCallbackAnswers} genuine deliveries answered and ${t.forgedCallbacksAnswered} forged callbacks answered, ` +
-        `${t.unknownRetrieves} retrieves of made-up ids`,
+        `${forgedRows} rows only forged traffic writes (refused callbacks ${t.rows["callback refused"] ?? 0}, retrieves answered 404 ${t.rows["call retrieve 404"] ?? 0}) ` +
+        `from ${t.forgeries} forged requests (${t.forgedCallbacksAnswered} callbacks answered, ${t.unknownRetrieves} retrieves of made-up ids) in ${t.minutes.toFixed(1)} min (at most ${allowedForged})`,
     })
   }
   const reviewClosed = t.rows["sweep review_closed"] ?? 0
