@@ -2,10 +2,8 @@ import { medusaIntegrationTestRunner } from "@medusajs/test-utils"
 import { randomBytes } from "node:crypto"
 import { request } from "undici"
 import { ensureAdminUser } from "../../scripts/lib/demo-seed"
-import {
-  notesOf,
-  recordResultHint,
-} from "../../src/reconciliation/session-notes"
+import { notesOf } from "../../src/payment-notes/session-notes"
+import { recordResultHint } from "../../src/payment-notes/result-hints"
 import { useCardServiceSandbox } from "../helpers/card-service-env"
 import { adminHeaders, cartWithSession } from "../helpers/checkout-flow"
 

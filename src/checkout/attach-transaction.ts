@@ -5,7 +5,7 @@ import { checkApproval } from "../providers/card-service/approval-check"
 import type { CardServiceSessionData, FailureReason } from "../providers/card-service/session-data"
 import type CardServiceProviderService from "../providers/card-service/service"
 import { isUnderReview, reasonText } from "../providers/card-service/status-mapping"
-import { sessionRowWriter } from "../reconciliation/session-notes"
+import { sessionRowWriter } from "../payment-notes/session-notes"
 
 type Attached =
   | { kind: "attached"; data: CardServiceSessionData }

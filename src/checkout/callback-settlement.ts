@@ -3,11 +3,12 @@ import { Modules } from "@medusajs/framework/utils"
 import { randomUUID } from "node:crypto"
 import { reconcileSchedule } from "../jobs/card-service-reconcile"
 import type CardServiceProviderService from "../providers/card-service/service"
-import { recordResultHint } from "../reconciliation/session-notes"
+import { recordResultHint } from "../payment-notes/result-hints"
 import { cardServiceProvider, loadCardServiceSession, PROVIDER_ID_PREFIX } from "./provider-lookup"
 import { settleUnderLock } from "./settle-payment"
 import type { SettleHint, SettleOutcome } from "./settle-types"
 import { lookBeforeLock } from "./settled-check"
+import { redactSessionIds } from "../lib/log-redaction"
 
 export type CallbackOutcome =
   | SettleOutcome
@@ -51,7 +52,7 @@ export async function settleCallback(
     if (!(await resultIsOurs(container, sessionId, result.merchantReferenceCode))) return "not_ours"
     const noted = await recordResultHint(container, sessionId, transactionId, "callback", new Date(), collectionId).catch(
       (error: Error) => {
-        logger.warn(`card-service: could not note the callback for session ${sessionId}: ${error.message}`)
+        logger.warn(`card-service: could not note the callback for session ${redactSessionIds(`${sessionId}: ${error.message}`)}`)
         return false
       }
     )

@@ -8,7 +8,7 @@ import type {
 import { ContainerRegistrationKeys, Modules, PaymentSessionStatus } from "@medusajs/framework/utils"
 import type { CardServiceSessionData } from "../providers/card-service/session-data"
 import { isUnderReview } from "../providers/card-service/status-mapping"
-import { sessionRowWriter } from "../reconciliation/session-notes"
+import { sessionRowWriter } from "../payment-notes/session-notes"
 
 /**
  * Thrown when a cart's order exists without its payment and the cart is

@@ -17,13 +17,8 @@ import type { CardServiceSessionData, FailureReason } from "../providers/card-se
 import type CardServiceProviderService from "../providers/card-service/service"
 import { isUnderReview, reasonText } from "../providers/card-service/status-mapping"
 import { ApprovalNotReleased } from "../providers/card-service/approval-reversal"
-import {
-  notesOf,
-  notReleasedNote,
-  type ReconcileNote,
-  sessionRowWriter,
-  updateSessionNotes,
-} from "../reconciliation/session-notes"
+import { notesOf, type ReconcileNote, sessionRowWriter, updateSessionNotes } from "../payment-notes/session-notes"
+import { notReleasedNote } from "../payment-notes/not-released"
 import type { SettleOutcome } from "./settle-types"
 
 /**

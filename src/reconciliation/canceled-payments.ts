@@ -1,6 +1,6 @@
 import type { MedusaContainer } from "@medusajs/framework/types"
 import { ContainerRegistrationKeys } from "@medusajs/framework/utils"
-import { savePaymentData } from "../api/admin/card-service/payment-access"
+import { savePaymentData } from "../checkout/payment-data"
 import {
   cardServiceProvider,
   PROVIDER_ID_PREFIX,

@@ -4,16 +4,11 @@ import { settlePayment, type SettleOutcome } from "../checkout/settle-payment"
 import { ApprovalNotReleased } from "../providers/card-service/approval-reversal"
 import { isServiceDown } from "./service-down"
 import type { Knex } from "./sweep-candidates"
-import {
-  collectionHintsOf,
-  hintsOf,
-  notesOf,
-  notReleasedNote,
-  type ReconcileNote,
-  recordNotReleased,
-  updateCollectionHints,
-} from "./session-notes"
+import { collectionHintsOf, hintsOf, updateCollectionHints } from "../payment-notes/result-hints"
+import { notesOf, type ReconcileNote } from "../payment-notes/session-notes"
+import { notReleasedNote, recordNotReleased } from "../payment-notes/not-released"
 import type { SessionAction } from "./sweep-types"
+import { redactSessionIds } from "../lib/log-redaction"
 
 /** Sessions older than this are left alone: no callback or return is that late. */
 export const LOOKBACK_MS = 7 * 24 * 60 * 60 * 1000
@@ -139,7 +134,7 @@ export async function sweepGoneSessions(
         // A reversal with no answer (twice) is asked again next sweep, when
         // 237 says the first one acted: the hint stays until it is settled.
         logger.error(
-          `card-service reconcile: ${sessionId} could not be released: ${(error as Error).message}`
+          `card-service reconcile: ${redactSessionIds(`${sessionId} could not be released: ${(error as Error).message}`)}`
         )
         continue
       }

@@ -1,5 +1,5 @@
 import type { PaymentAction } from "./payment-followups"
-import type { ReconcileNote } from "./session-notes"
+import type { ReconcileNote } from "../payment-notes/session-notes"
 
 /** One thing the sweep did or found, as it logs it and the admin shows it. */
 export type SessionAction = {

@@ -23,17 +23,11 @@ import { LOOKBACK_MS, sweepGoneSessions } from "./gone-sessions"
 import { listHeldSessions, sweepHeldOrder } from "./held-orders"
 import { isServiceDown } from "./service-down"
 import { sessionsToSweep } from "./sweep-candidates"
-import {
-  hintsOf,
-  notesOf,
-  notReleasedNote,
-  ReconcileNote,
-  recordNotReleased,
-  unverifiedHints,
-  updateSessionNotes,
-  withoutHint,
-} from "./session-notes"
+import { hintsOf, unverifiedHints, withoutHint } from "../payment-notes/result-hints"
+import { notesOf, ReconcileNote, updateSessionNotes } from "../payment-notes/session-notes"
+import { notReleasedNote, recordNotReleased } from "../payment-notes/not-released"
 import type { SessionAction, SweepAction, SweepResult } from "./sweep-types"
+import { redactSessionIds } from "../lib/log-redaction"
 
 export type { SessionAction, SweepAction, SweepResult } from "./sweep-types"
 
@@ -114,7 +108,7 @@ export async function sweepCardServicePayments(
         for (const action of await item.run()) {
           result.actions.push(action)
           logger.info(
-            `card-service reconcile: ${item.id} ${action.status}: ${action.message}`
+            `card-service reconcile: ${redactSessionIds(`${item.id} ${action.status}: ${action.message}`)}`
           )
         }
       } catch (error) {
@@ -128,7 +122,7 @@ export async function sweepCardServicePayments(
           return result
         }
         logger.error(
-          `card-service reconcile: ${item.id} could not be checked: ${(error as Error).message}`
+          `card-service reconcile: ${redactSessionIds(`${item.id} could not be checked: ${(error as Error).message}`)}`
         )
       }
     }
@@ -142,7 +136,7 @@ export async function sweepCardServicePayments(
       )) {
         result.actions.push(action)
         logger.info(
-          `card-service reconcile: ${action.session_id} ${action.status}: ${action.message}`
+          `card-service reconcile: ${redactSessionIds(`${action.session_id} ${action.status}: ${action.message}`)}`
         )
       }
     } catch (error) {

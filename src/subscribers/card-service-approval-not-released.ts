@@ -3,10 +3,7 @@ import {
   APPROVAL_NOT_RELEASED_EVENT,
   type ApprovalNotReleasedEventData,
 } from "../providers/card-service/not-released-notice"
-import {
-  notReleasedNote,
-  recordNotReleased,
-} from "../reconciliation/session-notes"
+import { notReleasedNote, recordNotReleased } from "../payment-notes/not-released"
 
 /**
  * Medusa's cancel of a payment failed because the service would not reverse

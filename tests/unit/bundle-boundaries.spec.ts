@@ -1,6 +1,5 @@
-import fs from "node:fs"
 import path from "node:path"
-import ts from "typescript"
+import { importsOf, resolveLocal, sourceFiles, SRC } from "../helpers/import-graph"
 
 /**
  * Two bundles run in browsers and share source with the server: the
@@ -8,69 +7,6 @@ import ts from "typescript"
  * Both read server-side definitions (the form's field rules, the routes'
  * answers); these tests keep server code from following them in.
  */
-
-const SRC = path.resolve(__dirname, "../../src")
-
-type ImportEdge = {
-  from: string
-  specifier: string
-  /** Erased by every compiler: `import type`, `export type`, or only `type` names. */
-  typeOnly: boolean
-}
-
-function importsOf(file: string): ImportEdge[] {
-  const source = ts.createSourceFile(
-    file,
-    fs.readFileSync(file, "utf8"),
-    ts.ScriptTarget.Latest,
-    false,
-    file.endsWith(".tsx") ? ts.ScriptKind.TSX : ts.ScriptKind.TS
-  )
-  const edges: ImportEdge[] = []
-  for (const statement of source.statements) {
-    if (
-      ts.isImportDeclaration(statement) &&
-      ts.isStringLiteral(statement.moduleSpecifier)
-    ) {
-      const clause = statement.importClause
-      const named = clause?.namedBindings
-      const typeOnly =
-        !!clause &&
-        (clause.isTypeOnly ||
-          (!clause.name &&
-            !!named &&
-            ts.isNamedImports(named) &&
-            named.elements.length > 0 &&
-            named.elements.every((e) => e.isTypeOnly)))
-      edges.push({
-        from: file,
-        specifier: statement.moduleSpecifier.text,
-        typeOnly,
-      })
-    } else if (
-      ts.isExportDeclaration(statement) &&
-      statement.moduleSpecifier &&
-      ts.isStringLiteral(statement.moduleSpecifier)
-    ) {
-      edges.push({
-        from: file,
-        specifier: statement.moduleSpecifier.text,
-        typeOnly: statement.isTypeOnly,
-      })
-    }
-  }
-  return edges
-}
-
-function resolveLocal(from: string, specifier: string): string {
-  const base = path.resolve(path.dirname(from), specifier)
-  const candidates = [".ts", ".tsx", "/index.ts", "/index.tsx"].map(
-    (ending) => base + ending
-  )
-  const found = candidates.find((candidate) => fs.existsSync(candidate))
-  if (!found) throw new Error(`${specifier} from ${from} does not resolve`)
-  return found
-}
 
 /** Every file and package that ends up in the JavaScript of the entries. */
 function runtimeGraph(entries: string[]) {
@@ -93,18 +29,6 @@ function runtimeGraph(entries: string[]) {
     files: [...files].map((f) => path.relative(SRC, f)).sort(),
     packages: [...packages].sort(),
   }
-}
-
-function sourceFiles(dir: string): string[] {
-  return fs
-    .readdirSync(dir, { withFileTypes: true })
-    .flatMap((entry) =>
-      entry.isDirectory()
-        ? sourceFiles(path.join(dir, entry.name))
-        : /\.tsx?$/.test(entry.name)
-          ? [path.join(dir, entry.name)]
-          : []
-    )
 }
 
 describe("the storefront entries (bundled into shoppers' browsers)", () => {

@@ -18,6 +18,7 @@ import {
   logEntry,
   type CardServiceSessionData,
 } from "./session-data"
+import { sessionLogTag } from "../../lib/log-redaction"
 
 /** Section 7, 242: the authorization is already used by a capture. */
 const ALREADY_CAPTURED = new Set(["242"])
@@ -85,7 +86,7 @@ export class FollowOns {
         ),
       operation: "capture",
       logger: this.logger_,
-      noAnswerWarning: `card-service: capture of session ${session.session_id} had no answer; asking the service again`,
+      noAnswerWarning: `card-service: capture of session ${sessionLogTag(session.session_id)} had no answer; asking the service again`,
       // No answer twice: Medusa books the capture (so nobody captures again
       // by hand) and the sweep settles it (lost-follow-ons.ts).
       stillUnknown: () => captured(null, "UNKNOWN"),
@@ -156,7 +157,7 @@ export class FollowOns {
       // unknown: Medusa counts it, and the sweep shows it to the store owner
       // with its reference to look up (lost-follow-ons.ts).
       this.logger_.warn(
-        `card-service: refund ${key ?? ""} of session ${session.session_id} had no answer; recorded as unknown, not sent again`
+        `card-service: refund ${key ?? ""} of session ${sessionLogTag(session.session_id)} had no answer; recorded as unknown, not sent again`
       )
       return withRefunded(
         {

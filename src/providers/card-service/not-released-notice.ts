@@ -1,6 +1,7 @@
 import type { Logger } from "@medusajs/framework/types"
 import { ApprovalNotReleased } from "./approval-reversal"
 import { containerMember } from "./container-member"
+import { redactSessionIds } from "../../lib/log-redaction"
 
 /**
  * Emitted when Medusa's cancel of a payment failed because the service would
@@ -49,7 +50,7 @@ export class NotReleasedNotice {
       .emit({ name: APPROVAL_NOT_RELEASED_EVENT, data })
       .catch((emitError: unknown) =>
         this.logger_.error(
-          `card-service: could not note that approval ${error.transactionId} of session ${sessionId} was not released: ${(emitError as Error).message}`
+          `card-service: could not note that approval ${error.transactionId} of session ${redactSessionIds(`${sessionId} was not released: ${(emitError as Error).message}`)}`
         )
       )
   }

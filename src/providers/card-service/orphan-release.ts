@@ -6,6 +6,7 @@ import type { MedusaSessionTerms } from "./medusa-session-terms"
 import type { CardServiceSessionData } from "./session-data"
 import type { SessionSealer } from "./session-seal"
 import type { TransactionLookup } from "./transaction-lookup"
+import { redactSessionIds, sessionLogTag } from "../../lib/log-redaction"
 
 /**
  * Approvals no order can use any more. Medusa deletes a cart's payment
@@ -44,7 +45,7 @@ export class OrphanRelease {
     try {
       if (await this.medusaTerms_.authorizedByMedusa(session.session_id)) {
         this.logger_.warn(
-          `card-service: session ${session.session_id} was deleted after Medusa authorized it; its approval ${session.transaction_id} is kept for the order`
+          `card-service: session ${sessionLogTag(session.session_id)} was deleted after Medusa authorized it; its approval ${session.transaction_id} is kept for the order`
         )
         return null
       }
@@ -56,7 +57,7 @@ export class OrphanRelease {
     } catch (error) {
       // The store owner sees the held approval in the log and the service.
       this.logger_.error(
-        `card-service: could not release the approval of deleted session ${session.session_id}: ${messageOf(error)}`
+        `card-service: could not release the approval of deleted session ${redactSessionIds(`${session.session_id}: ${messageOf(error)}`)}`
       )
     }
     return null
@@ -93,7 +94,7 @@ export class OrphanRelease {
     } as unknown as CardServiceSessionData
     await this.reversal_.reverse(orphan, record)
     this.logger_.info(
-      `card-service: reversed approval ${record.transactionId} of deleted session ${sessionId}`
+      `card-service: reversed approval ${record.transactionId} of deleted session ${sessionLogTag(sessionId)}`
     )
     return true
   }

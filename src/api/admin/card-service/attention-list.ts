@@ -3,14 +3,15 @@ import type {
   MedusaContainer,
 } from "@medusajs/framework/types"
 import { Modules } from "@medusajs/framework/utils"
-import { PROVIDER_ID_PREFIX } from "../checkout/provider-lookup"
-import type { ReconcileEntry } from "../api/admin/card-service/response-types"
+import { PROVIDER_ID_PREFIX } from "../../../checkout/provider-lookup"
+import type { ReconcileEntry } from "./response-types"
 import {
   captureNoteOf,
   PAYMENT_LOOKBACK_MS,
   refundNoteOf,
-} from "./payment-followups"
-import { collectionHintsOf, notesOf } from "./session-notes"
+} from "../../../reconciliation/payment-followups"
+import { collectionHintsOf } from "../../../payment-notes/result-hints"
+import { notesOf } from "../../../payment-notes/session-notes"
 
 /** Session statuses the store owner must act on (a payment's note says it itself). */
 const NEEDS_ACTION = new Set(["outcome_unknown", "not_released", "hold_not_canceled"])

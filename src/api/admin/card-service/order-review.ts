@@ -1,8 +1,8 @@
 import type { MedusaContainer } from "@medusajs/framework/types"
 import { ContainerRegistrationKeys } from "@medusajs/framework/utils"
-import type { OrderReviewResponse } from "../api/admin/card-service/response-types"
-import { cardServiceProvider, PROVIDER_ID_PREFIX } from "../checkout/provider-lookup"
-import { notesOf } from "./session-notes"
+import type { OrderReviewResponse } from "./response-types"
+import { cardServiceProvider, PROVIDER_ID_PREFIX } from "../../../checkout/provider-lookup"
+import { notesOf } from "../../../payment-notes/session-notes"
 
 type SessionRow = {
   id: string

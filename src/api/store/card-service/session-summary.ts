@@ -1,11 +1,11 @@
 import type { MedusaRequest } from "@medusajs/framework/http"
 import type { MedusaContainer } from "@medusajs/framework/types"
 import { ContainerRegistrationKeys } from "@medusajs/framework/utils"
-import type { CardServiceSessionState } from "../api/store/card-service/response-types"
-import { failureMessageKey } from "../lib/i18n"
-import { loadCardServiceSession } from "./provider-lookup"
-import { cartOfSession } from "./cart-of-session"
-import { shopperText } from "./shopper-text"
+import type { CardServiceSessionState } from "./response-types"
+import { failureMessageKey } from "../../../lib/i18n"
+import { loadCardServiceSession } from "../../../checkout/provider-lookup"
+import { cartOfSession } from "../../../checkout/cart-of-session"
+import { shopperText } from "../../../checkout/shopper-text"
 
 /** What a polling storefront needs to know about a session; null if it is not ours. */
 export async function summarizeSession(

@@ -2,7 +2,7 @@ import type {
   AuthenticatedMedusaRequest,
   MedusaResponse,
 } from "@medusajs/framework/http"
-import { reconcileEntries } from "../../../../reconciliation/attention-list"
+import { reconcileEntries } from "../attention-list"
 import { runReconcileSweep } from "../../../../jobs/card-service-reconcile"
 import type {
   ReconciliationResponse,

@@ -1,6 +1,6 @@
 import type { MedusaRequest, MedusaResponse } from "@medusajs/framework/http"
 import { CallBudgetExceeded } from "../../../../checkout/call-budget"
-import { settleCallback } from "../../../../checkout/callback-settlement"
+import { HintNotNoted, settleCallback } from "../../../../checkout/callback-settlement"
 import { redactSessionIds, sessionLogTag } from "../../../../lib/log-redaction"
 import { PaymentResultSchema } from "../../../../lib/wire-schemas"
 import { callbackOutcomeOf, countCallback } from "../../../../observability/settlement-telemetry"
@@ -47,8 +47,10 @@ export async function POST(req: MedusaRequest, res: MedusaResponse) {
     return res.status(200).json({ received: true })
   } catch (error) {
     countCallback("unavailable")
-    // Over the call budget: the service delivers again later; not an error of ours.
-    if (error instanceof CallBudgetExceeded) {
+    // Over the call budget, or the session's notes full of results not
+    // checked yet (forged ones, as likely as not): the service delivers
+    // again later; not an error of ours, and not worth a log line each.
+    if (error instanceof CallBudgetExceeded || error instanceof HintNotNoted) {
       return res.status(503).json({ received: false, message: "Try again later." })
     }
     logger.error(

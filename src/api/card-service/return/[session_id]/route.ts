@@ -10,7 +10,7 @@ import { anyProviderMessages, shopperText } from "../../../../checkout/shopper-t
 import { failureMessageKey } from "../../../../lib/i18n"
 import { redactSessionIds, sessionLogTag } from "../../../../lib/log-redaction"
 import type CardServiceProviderService from "../../../../providers/card-service/service"
-import { recordResultHint } from "../../../../reconciliation/session-notes"
+import { recordResultHint } from "../../../../payment-notes/result-hints"
 
 /**
  * GET and POST /card-service/return/:session_id/ - where the browser lands

@@ -1,6 +1,6 @@
 import type { MedusaRequest, MedusaResponse } from "@medusajs/framework/http"
 import { MedusaError } from "@medusajs/framework/utils"
-import { summarizeSession } from "../../../../../checkout/session-summary"
+import { summarizeSession } from "../../session-summary"
 
 /**
  * GET /store/card-service/sessions/:session_id - the state of a card-service

@@ -1,6 +1,6 @@
 import type { AuthenticatedMedusaRequest, MedusaResponse } from "@medusajs/framework/http"
 import { ORDER_ID } from "../../../../../../lib/identifier-limits"
-import { orderReview } from "../../../../../../reconciliation/order-review"
+import { orderReview } from "../../../order-review"
 import type { OrderReviewResponse } from "../../../response-types"
 
 /**

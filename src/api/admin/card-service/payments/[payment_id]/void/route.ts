@@ -11,10 +11,8 @@ import type {
   OperationResult,
   TransactionRecord,
 } from "../../../../../../lib/wire-schemas"
-import {
-  loadCardServicePayment,
-  savePaymentData,
-} from "../../../payment-access"
+import { savePaymentData } from "../../../../../../checkout/payment-data"
+import { loadCardServicePayment } from "../../../payment-access"
 import type { VoidResponse } from "../../../response-types"
 import { isServiceFailure, sendServiceFailure } from "../../../service-failure"
 import type { CardServiceSessionData } from "../../../../../../providers/card-service/session-data"
