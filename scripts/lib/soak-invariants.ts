@@ -160,9 +160,13 @@ export const EXPIRED_RETRIEVES_SPARE = 2
 export const EXPIRED_PASSES_PER_LOOK = 5
 
 /**
- * Rows a checkout may add to card_service_event: about twice what a
- * checkout of the soak's mix writes (calls, its result, two or more
- * callback copies, a sweep action now and then).
+ * Rows a checkout may add to card_service_event. A checkout of the soak's
+ * mix writes about 3 (its result, its share of the sampled calls and of the
+ * minute's tallies: trial runs of 27 November, 60 checkouts); 20 leaves
+ * room for retries under faults and for the sweep, and is what an event
+ * table growing with something else than checkouts soon passes. Forged
+ * traffic at the default rate, a request for every four checkouts, would
+ * not pass it even at a row each: FORGED_ROWS_PER_MINUTE bounds that part.
  */
 export const ROWS_PER_CHECKOUT_MAX = 20
 
