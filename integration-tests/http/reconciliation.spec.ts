@@ -337,6 +337,26 @@ medusaIntegrationTestRunner({
         "transactionId"
       )
     }
+    /**
+     * The pay page open in two tabs, both paid while retrieve answers 503:
+     * each tab's one callback is answered 503. The transaction ids, in order.
+     */
+    const payInTwoTabsWhileRetrieveIsDown = async (store: SeededStore, sessionId: string) => {
+      const tabs = [await payPageOf(store.publishableKey, sessionId), await payPageOf(store.publishableKey, sessionId)]
+      sandbox().setCallbackKnobs({ retries: 0 })
+      sandbox().injectFault({ type: "status", status: 503, count: 40, path: "/payment/retrieve" })
+      const transactionIds: string[] = []
+      for (const [index, tab] of tabs.entries()) {
+        const { serviceLocation } = await postPaymentForm(tab.form, CARDS.approved)
+        transactionIds.push(new URL(serviceLocation as string).searchParams.get("transactionId") as string)
+        await sandbox().waitForCallbacks(
+          (d) => d.filter((c) => c.url.includes(sessionId) && c.status === 503).length > index,
+          20_000
+        )
+      }
+      sandbox().clearFaults()
+      return transactionIds
+    }
     /** A fresh cart paid while retrieve answers 503. */
     const payWhileRetrieveIsDown = async (store?: SeededStore) => {
       const flow = await cartWithSession(api, getContainer(), store)
@@ -538,19 +558,7 @@ medusaIntegrationTestRunner({
       // tab's, so the first tab's approval was forgotten: the sweep made the
       // order from the second and left the first held for ever.
       const { store, cart, session } = await cartWithSession(api, getContainer())
-      const tabs = [await payPageOf(store.publishableKey, session.id), await payPageOf(store.publishableKey, session.id)]
-      sandbox().setCallbackKnobs({ retries: 0 })
-      sandbox().injectFault({ type: "status", status: 503, count: 40, path: "/payment/retrieve" })
-      const transactionIds: string[] = []
-      for (const [index, tab] of tabs.entries()) {
-        const { serviceLocation } = await postPaymentForm(tab.form, CARDS.approved)
-        transactionIds.push(new URL(serviceLocation as string).searchParams.get("transactionId") as string)
-        await sandbox().waitForCallbacks(
-          (d) => d.filter((c) => c.url.includes(session.id) && c.status === 503).length > index,
-          20_000
-        )
-      }
-      sandbox().clearFaults()
+      const transactionIds = await payInTwoTabsWhileRetrieveIsDown(store, session.id)
       expect(await orderOfCart(getContainer(), cart.id)).toBeNull()
 
       await sweep()
@@ -642,19 +650,7 @@ medusaIntegrationTestRunner({
         // copy keyed by the session alone kept only the last tab's, and the
         // first tab's approval was never reversed once Medusa deleted the session.
         const { store, storefront, cart, session } = await cartWithSession(api, getContainer())
-        const tabs = [await payPageOf(store.publishableKey, session.id), await payPageOf(store.publishableKey, session.id)]
-        sandbox().setCallbackKnobs({ retries: 0 })
-        sandbox().injectFault({ type: "status", status: 503, count: 40, path: "/payment/retrieve" })
-        const transactionIds: string[] = []
-        for (const [index, tab] of tabs.entries()) {
-          const { serviceLocation } = await postPaymentForm(tab.form, CARDS.approved)
-          transactionIds.push(new URL(serviceLocation as string).searchParams.get("transactionId") as string)
-          await sandbox().waitForCallbacks(
-            (d) => d.filter((c) => c.url.includes(session.id) && c.status === 503).length > index,
-            20_000
-          )
-        }
-        sandbox().clearFaults()
+        const transactionIds = await payInTwoTabsWhileRetrieveIsDown(store, session.id)
         await storefront.post(`/store/carts/${cart.id}/line-items`, { variant_id: store.variantId, quantity: 1 })
         expect(await sessionOf(session.id)).toBeUndefined()
 

@@ -10,7 +10,7 @@ import type { Cluster } from "./load-cluster"
 import type { Forgery } from "./soak-adversary"
 import type { AppliedFault } from "./soak-faults"
 import { effectWindow } from "./soak-faults"
-import type { AttemptFacts, Breach, ExpiredReview, ServiceRecord, StoreFacts, StoreOrder } from "./soak-invariants"
+import { LOOK_SPREAD_MS, type AttemptFacts, type Breach, type ExpiredReview, type ServiceRecord, type StoreFacts, type StoreOrder } from "./soak-invariants"
 import type { SoakCheckout } from "./soak-shoppers"
 import type { ReviewTiming } from "./soak-time"
 
@@ -115,7 +115,9 @@ export async function expiredReviews(
     const retrievesAfter = cluster.sandbox
       .retrievesOf(row.transaction_id)
       .filter((at) => at > canceledAt && at < (verdictAt ?? now))
-      .filter((at) => !echoes.some((sent) => at >= sent && at - sent <= FORGED_ECHO_MS)).length
+      .filter((at) => !echoes.some((sent) => at >= sent && at - sent <= FORGED_ECHO_MS))
+      // A retrieve retried (5xx, timeout) is one look.
+      .filter((at, index, all) => index === 0 || at - all[index - 1] > LOOK_SPREAD_MS).length
     expired.push({
       transactionId: row.transaction_id,
       sessionId: row.session_id,

@@ -149,15 +149,18 @@ export type AdversaryFacts = {
 }
 
 /**
- * An expired review's retrieves after its cancel: the pass that finds its
- * late verdict, and one spare (a pass racing an instance's death), plus one
- * look every fifth pass. A sweep that asks each pass (issue 39's second
- * finding) exceeds it once 4 passes have gone by; one that looks again
- * after a backoff or once a day, as the states' real durations allow, stays
- * far below it.
+ * An expired review's looks after its cancel (retrieves within
+ * LOOK_SPREAD_MS of each other are one look: the client retries a retrieve
+ * the service answered 5xx or not at all): the look that finds its late
+ * verdict, and one spare (a look racing an instance's death), plus one a
+ * minute, the shortest gap of the sweep's schedule for an order on hold
+ * (review-verdict.ts, putOffNextLook). A sweep that asks on every pass (issue
+ * 39's second finding; a pass every 15 s under --compress-time) exceeds it
+ * within a minute or two.
  */
 export const EXPIRED_RETRIEVES_SPARE = 2
-export const EXPIRED_PASSES_PER_LOOK = 5
+export const EXPIRED_LOOK_EVERY_MS = 60_000
+export const LOOK_SPREAD_MS = 5_000
 
 /**
  * Rows a checkout may add to card_service_event. A checkout of the soak's
@@ -369,7 +372,7 @@ export const sessionOfReference = (reference: string) => `payses_${reference.spl
 /**
  * No expired state acted on again: an order canceled for want of a verdict
  * is not canceled again, and the sweep does not keep asking the service
- * about it (EXPIRED_RETRIEVES_SPARE, EXPIRED_PASSES_PER_LOOK).
+ * about it (EXPIRED_RETRIEVES_SPARE, EXPIRED_LOOK_EVERY_MS).
  */
 function expiredReviewBreaches({ expiredReviews = [], sweepEveryMs, gatheredAt }: AdversaryFacts): Breach[] {
   const breaches: Breach[] = []
@@ -385,13 +388,13 @@ function expiredReviewBreaches({ expiredReviews = [], sweepEveryMs, gatheredAt }
     if (!sweepEveryMs) continue
     const until = review.verdictAt ?? gatheredAt
     const passes = Math.max(0, Math.floor((until - review.canceledAt) / sweepEveryMs))
-    const allowed = EXPIRED_RETRIEVES_SPARE + Math.floor(passes / EXPIRED_PASSES_PER_LOOK)
+    const allowed = EXPIRED_RETRIEVES_SPARE + Math.floor((until - review.canceledAt) / EXPIRED_LOOK_EVERY_MS)
     if (review.retrievesAfter > allowed) {
       breaches.push({
         invariant: "expired review acted on again",
         ...about,
         detail:
-          `the service was asked ${review.retrievesAfter} times about it after its order was canceled for want of a verdict, ` +
+          `the service was asked ${review.retrievesAfter} times (looks) about it after its order was canceled for want of a verdict, ` +
           `in ${passes} sweep passes ${review.verdictAt ? "until its verdict came" : "so far"} (at most ${allowed})`,
       })
     }
