@@ -69,6 +69,22 @@ module.exports = {
       "tests/unit/checkout/call-budget.spec.ts",
     ],
   },
+  // Orders on hold for a review (issue 39): each verdict, the cancel of the
+  // order and the reversal of an approval no order takes, the sweep's
+  // backoff, a dead cancel's credit-line change. On the sandbox and the fake
+  // Medusa container; orders-on-hold.spec.ts (integration) tells the same
+  // stories too slowly for a mutant each.
+  review: {
+    mutate: ["src/checkout/review-verdict.ts"],
+    tests: ["tests/contract/review-verdict.spec.ts"],
+  },
+  // "Payments at a glance" (issue 39): the sessions started and abandoned
+  // per window are SQL, so the spec runs it on an embedded PostgreSQL; each
+  // mutant's run starts one (seconds).
+  glance: {
+    mutate: ["src/api/admin/card-service/glance-figures.ts"],
+    tests: ["tests/contract/glance-figures.spec.ts"],
+  },
   // The client's retry and credential rules.
   client: {
     mutate: [

@@ -23,7 +23,16 @@ export { recordingResponse } from "./recording-response"
  * - `query.graph` answers only the `fields` asked for, and
  *   `listPaymentProviders` honours `is_enabled` (disabledProviders);
  * - the cache module (Modules.CACHE) keeps JSON copies in memory, as Medusa's
- *   in-memory and Redis caches hand back what was stored, not the object.
+ *   in-memory and Redis caches hand back what was stored, not the object;
+ * - orders (FakeOrderModule) keep their status and placing time; the order
+ *   module allows one active (pending or requested) order change per order,
+ *   and cancels only an active one; cancelOrderWorkflow refuses an order
+ *   canceled or completed, or with a fulfillment not canceled, and records
+ *   its credit line in an order change it creates and confirms, so any active
+ *   change makes it fail ("already has an existing active order change");
+ * - authorizePaymentSessionForOrderWorkflow refuses a session not in
+ *   `pending_authorization`, then authorizes it as the payment module does;
+ * - the event bus (Modules.EVENT_BUS) keeps what was emitted.
  * The provider is a real CardServiceProviderService (on the in-process
  * sandbox, tests/helpers/provider-sandbox.ts).
  *
@@ -268,19 +277,156 @@ export class FakePaymentModule {
 
 type Cart = { id: string; email: string | null; locale: string | null; collectionId: string }
 
+export type FakeOrder = {
+  id: string
+  status: "pending" | "completed" | "canceled"
+  created_at: Date
+  /** Medusa will not cancel an order with a fulfillment that is not canceled. */
+  fulfillments: { canceled_at: Date | null }[]
+}
+
+export type FakeOrderChange = {
+  id: string
+  order_id: string
+  change_type: string
+  status: "pending" | "requested" | "confirmed" | "canceled" | "declined"
+  created_at: Date
+}
+
+const ACTIVE_CHANGE = ["pending", "requested"]
+
+/** The order module's part the checkout uses, and what cancelOrderWorkflow does to an order. */
+export class FakeOrderModule {
+  readonly orders = new Map<string, FakeOrder>()
+  readonly changes: FakeOrderChange[] = []
+  /** Orders cancelOrderWorkflow canceled, in order (Medusa emits order.canceled for each). */
+  readonly canceled: string[] = []
+  private changeCount_ = 0
+
+  constructor(private readonly events_: FakeEventBus) {}
+
+  async listOrders({ id }: { id: string }): Promise<{ id: string }[]> {
+    return this.orders.has(id) ? [{ id }] : []
+  }
+
+  /**
+   * As Medusa's createOrderChange: refused while the order has an active
+   * change. `created_at` lets a test leave one behind as a dead workflow would.
+   */
+  createOrderChange(input: { order_id: string; change_type: string; created_at?: Date }): FakeOrderChange {
+    if (!this.orders.has(input.order_id)) {
+      throw new MedusaError(MedusaError.Types.INVALID_DATA, `Order could not be found: ${input.order_id}`)
+    }
+    if (this.changes.some((c) => c.order_id === input.order_id && ACTIVE_CHANGE.includes(c.status))) {
+      throw new MedusaError(MedusaError.Types.INVALID_DATA, `Order (${input.order_id}) already has an existing active order change`)
+    }
+    const change: FakeOrderChange = {
+      id: `ordch_${++this.changeCount_}`,
+      order_id: input.order_id,
+      change_type: input.change_type,
+      status: "pending",
+      created_at: input.created_at ?? new Date(),
+    }
+    this.changes.push(change)
+    return change
+  }
+
+  /** Filters by equality, or by membership for an array; with `select`, only those columns. */
+  async listOrderChanges(filter: Record<string, unknown>, config: { select?: string[] } = {}): Promise<Partial<FakeOrderChange>[]> {
+    const matches = (change: FakeOrderChange) =>
+      Object.entries(filter).every(([key, wanted]) => {
+        const value = change[key as keyof FakeOrderChange]
+        return Array.isArray(wanted) ? wanted.includes(value) : value === wanted
+      })
+    const { select } = config
+    return this.changes
+      .filter(matches)
+      .map((c) => (select ? Object.fromEntries(select.filter((k) => k in c).map((k) => [k, c[k as keyof FakeOrderChange]])) : { ...c }))
+  }
+
+  /** As Medusa's: every id must name an active change, or nothing is canceled. */
+  async cancelOrderChange(ids: string | string[]): Promise<void> {
+    const list = Array.isArray(ids) ? ids : [ids]
+    const found = list.map((id) => this.changes.find((c) => c.id === id))
+    const missing = list.filter((_, i) => !found[i])
+    if (missing.length) throw new MedusaError(MedusaError.Types.INVALID_DATA, `Order Change could not be found: ${missing.join(", ")}`)
+    const inactive = found.filter((c) => !ACTIVE_CHANGE.includes(c!.status)).map((c) => c!.id)
+    if (inactive.length) throw new MedusaError(MedusaError.Types.INVALID_DATA, `Order Change cannot be modified: ${inactive.join(", ")}.`)
+    for (const change of found) change!.status = "canceled"
+  }
+
+  /** cancelOrderWorkflow (Medusa 2.21): its validation, then the credit-line change, then the order canceled. */
+  async cancelOrder(orderId: string): Promise<void> {
+    const order = this.orders.get(orderId)
+    if (!order) throw notFound(`Order ${orderId}`)
+    if (order.status === "canceled") {
+      throw new MedusaError(MedusaError.Types.INVALID_DATA, `Order with id ${orderId} has been canceled.`)
+    }
+    if (order.status === "completed") {
+      throw new MedusaError(
+        MedusaError.Types.NOT_ALLOWED,
+        "Cannot cancel a completed order. Please use the return process to handle refunds or exchanges."
+      )
+    }
+    if (order.fulfillments.some((f) => !f.canceled_at)) {
+      throw new MedusaError(MedusaError.Types.NOT_ALLOWED, "All fulfillments must be canceled before canceling an order")
+    }
+    // createOrderRefundCreditLinesWorkflow: created, then confirmed.
+    this.createOrderChange({ order_id: orderId, change_type: "credit_line" }).status = "confirmed"
+    order.status = "canceled"
+    this.canceled.push(orderId)
+    await this.events_.emit({ name: "order.canceled", data: { id: orderId } })
+  }
+}
+
+/** The event bus: what was emitted, in order. */
+export class FakeEventBus {
+  readonly emitted: { name: string; data: unknown }[] = []
+
+  async emit(message: { name: string; data: unknown } | { name: string; data: unknown }[]): Promise<void> {
+    for (const one of Array.isArray(message) ? message : [message]) this.emitted.push({ name: one.name, data: one.data })
+  }
+
+  /** The events whose name starts with the prefix. */
+  named(prefix: string): { name: string; data: unknown }[] {
+    return this.emitted.filter((e) => e.name.startsWith(prefix))
+  }
+}
+
+/** Links of carts to orders; linking places the order (pending, now) when the order module lacks it. */
+class OrderLinks extends Map<string, string> {
+  constructor(private readonly module_: FakeOrderModule) {
+    super()
+  }
+
+  override set(cartId: string, orderId: string): this {
+    if (!this.module_.orders.has(orderId)) {
+      this.module_.orders.set(orderId, { id: orderId, status: "pending", created_at: new Date(), fulfillments: [] })
+    }
+    return super.set(cartId, orderId)
+  }
+}
+
 /** Carts, their payment collections and their orders, as query.graph reads them. */
 export class FakeCarts {
   readonly carts = new Map<string, Cart>()
-  /** cart id → order id */
-  readonly orders = new Map<string, string>()
+  /**
+   * cart id → order id (the cart's link). A test that links a cart to an
+   * order (a completion that died after making it) makes that order too.
+   */
+  readonly orders: Map<string, string>
   /** Each completion the workflow was asked for, by cart id. */
   readonly completions: string[] = []
   /** Set to make query.graph fail (a database outage). */
   failQuery: Error | null = null
   private orderCount_ = 0
-  private readonly placedAt_ = new Map<string, Date>()
 
-  constructor(private readonly payments_: FakePaymentModule) {}
+  constructor(
+    private readonly payments_: FakePaymentModule,
+    private readonly orders_: FakeOrderModule
+  ) {
+    this.orders = new OrderLinks(orders_)
+  }
 
   readonly query = {
     graph: async (input: { entity: string; fields: string[]; filters: Record<string, string> }) => {
@@ -309,9 +455,8 @@ export class FakeCarts {
           return { data: order ? [{ order_id: order }] : [] }
         }
         case "order": {
-          // Orders are placed and never changed here (no fulfilment, no cancel).
-          const placed = [...this.orders.values()].includes(filters.id)
-          return { data: placed ? [{ id: filters.id, status: "pending", created_at: this.placedAt_.get(filters.id) }] : [] }
+          const order = this.orders_.orders.get(filters.id)
+          return { data: order ? [{ ...order }] : [] }
         }
         default:
           throw new Error(`fake query.graph knows no entity ${entity}`)
@@ -341,7 +486,6 @@ export class FakeCarts {
     }
     const orderId = `order_${++this.orderCount_}`
     this.orders.set(cartId, orderId)
-    this.placedAt_.set(orderId, new Date())
     return { id: orderId }
   }
 }
@@ -350,6 +494,8 @@ export type FakeMedusa = {
   container: { resolve: <T = any>(key: string) => T }
   payments: FakePaymentModule
   carts: FakeCarts
+  orders: FakeOrderModule
+  events: FakeEventBus
   locking: FakeLocking
   cache: FakeCache
   logger: ReturnType<typeof recordingLogger>
@@ -374,7 +520,9 @@ let carts = 0
 
 export function fakeMedusa(): FakeMedusa {
   const payments = new FakePaymentModule()
-  const cartStore = new FakeCarts(payments)
+  const events = new FakeEventBus()
+  const orders = new FakeOrderModule(events)
+  const cartStore = new FakeCarts(payments, orders)
   const locking = new FakeLocking()
   const cache = new FakeCache()
   const logger = recordingLogger()
@@ -385,10 +533,9 @@ export function fakeMedusa(): FakeMedusa {
     query: cartStore.query,
     logger,
     fakeCarts: cartStore,
-    // The order module as order-payment.ts asks it whether an order exists; orders here are never deleted.
-    [Modules.ORDER]: {
-      listOrders: async ({ id }: { id: string }) => (cartStore.hasOrder(id) ? [{ id }] : []),
-    },
+    // Orders here are never deleted: order-payment.ts always finds the order.
+    [Modules.ORDER]: orders,
+    [Modules.EVENT_BUS]: events,
   }
   const container = {
     resolve: <T = any>(key: string): T => {
@@ -400,6 +547,8 @@ export function fakeMedusa(): FakeMedusa {
     container,
     payments,
     carts: cartStore,
+    orders,
+    events,
     locking,
     cache,
     logger,
@@ -428,15 +577,37 @@ export function fakeMedusa(): FakeMedusa {
   }
 }
 
+type Resolver = { resolve: (key: string) => unknown }
+
 /**
- * Stands in for @medusajs/medusa/core-flows (jest.mock in the spec): the one
- * workflow settlement runs, completing the cart through the container's fake.
+ * Stands in for @medusajs/medusa/core-flows (jest.mock in the spec): the
+ * workflows settlement runs, each on the container's fakes.
  */
 export const fakeCoreFlows = {
-  completeCartWorkflow: (container: { resolve: (key: string) => unknown }) => ({
+  completeCartWorkflow: (container: Resolver) => ({
     run: async ({ input }: { input: { id: string } }) => ({
       result: await (container.resolve("fakeCarts") as FakeCarts).complete(input.id),
     }),
+  }),
+  cancelOrderWorkflow: (container: Resolver) => ({
+    run: async ({ input }: { input: { order_id: string } }) => {
+      await (container.resolve(Modules.ORDER) as FakeOrderModule).cancelOrder(input.order_id)
+      return { result: undefined }
+    },
+  }),
+  authorizePaymentSessionForOrderWorkflow: (container: Resolver) => ({
+    run: async ({ input }: { input: { payment_session_id: string } }) => {
+      const payments = container.resolve(Modules.PAYMENT) as FakePaymentModule
+      const session = payments.session(input.payment_session_id)
+      if (session.status !== "pending_authorization") {
+        throw new MedusaError(
+          MedusaError.Types.NOT_ALLOWED,
+          `Payment session ${session.id} is not in pending_authorization status`
+        )
+      }
+      await payments.authorizePaymentSession(session.id)
+      return { result: { id: `pay_${session.id}` } }
+    },
   }),
 }
 
