@@ -105,7 +105,7 @@ medusaIntegrationTestRunner({
             transactionId,
             "callback"
           )
-        ).toBe(true)
+        ).toBe("noted")
         const own = await send("GET", "/admin/card-service/settings", {
           cookie,
         })

@@ -3,7 +3,7 @@ import { Modules } from "@medusajs/framework/utils"
 import { randomUUID } from "node:crypto"
 import { reconcileSchedule } from "../jobs/card-service-reconcile"
 import type CardServiceProviderService from "../providers/card-service/service"
-import { recordResultHint } from "../payment-notes/result-hints"
+import { type HintKept, recordResultHint } from "../payment-notes/result-hints"
 import { cardServiceProvider, loadCardServiceSession, PROVIDER_ID_PREFIX } from "./provider-lookup"
 import { settleUnderLock } from "./settle-payment"
 import type { SettleHint, SettleOutcome } from "./settle-types"
@@ -48,15 +48,14 @@ export async function settleCallback(
   // Only a result that names a reference this plugin made for this session
   // is noted: the service's own callback always does (section 2.5), and a
   // made-up body must not take a place in the notes (resultIsOurs).
-  const noteHint = async (): Promise<"noted" | "not_ours" | "not_noted"> => {
+  const noteHint = async (): Promise<HintKept | "not_ours" | "failed"> => {
     if (!(await resultIsOurs(container, sessionId, result.merchantReferenceCode))) return "not_ours"
-    const noted = await recordResultHint(container, sessionId, transactionId, "callback", new Date(), collectionId).catch(
+    return await recordResultHint(container, sessionId, transactionId, "callback", new Date(), collectionId).catch(
       (error: Error) => {
         logger.warn(`card-service: could not note the callback for session ${redactSessionIds(`${sessionId}: ${error.message}`)}`)
-        return false
+        return "failed" as const
       }
     )
-    return noted ? "noted" : "not_noted"
   }
   const claim = await claimDelivery(container, sessionId, transactionId)
   if (!claim) {
@@ -65,8 +64,8 @@ export async function settleCallback(
     const found = hintNoted ? await loadCardServiceSession(container, sessionId).catch(() => null) : null
     if (
       mayAcknowledgeUnsettled({
-        // recordResultHint answers true for a hint noted (now or before) on
-        // an existing session; `found` says the session exists.
+        // "noted": on an existing session and its collection (now or
+        // before); `found` says the session still exists.
         hintNoted: hintNoted && found !== null,
         heldByAnotherDelivery: true,
         sweepOn: found !== null && sweepSettlesHints(found.provider),
@@ -96,7 +95,7 @@ export async function settleCallback(
     // A result left for the sweep that could not be noted (the notes are
     // full of hints not checked yet) is answered non-2xx: the service
     // delivers it again, by when the sweep has made room.
-    if (needsNote(outcome) && (await noteHint()) === "not_noted") throw new HintNotNoted(sessionId)
+    if (needsNote(outcome) && (await noteHint()) === "full") throw new HintNotNoted(sessionId)
     return outcome
   } finally {
     await claim.release()

@@ -14,6 +14,15 @@ export type ResultHint = { transaction_id: string; source: string; received_at: 
  */
 export const MAX_HINTS_KEPT = 10
 
+/**
+ * Where recordResultHint kept a hint: on the session and its collection
+ * (now or before); on the collection only (the session is gone: the sweep
+ * finds the orphan there); nowhere, for the session or the collection had no
+ * room (nothing is pushed out to make room); or nowhere, for there was
+ * nothing to keep it on (no session, no collection, an id too long).
+ */
+export type HintKept = "noted" | "collection" | "full" | "nowhere"
+
 /** The noted hints of a session, oldest first. */
 export function hintsOf(notes: SessionNotes): ResultHint[] {
   return Array.isArray(notes.hints) ? notes.hints : []
@@ -34,11 +43,8 @@ export function withoutHint(notes: SessionNotes, transactionId: string): Session
 /**
  * A result hint the callback could not turn into an order (the service did
  * not answer, the payment is pending, the callback is a duplicate answered
- * without settling), noted so the sweep verifies it later. Noted on the
- * session and on its payment collection, or on neither: true when both hold
- * it (now or before). False when the hint cannot be kept: the session and
- * its collection are gone, or either is full (MAX_HINTS_KEPT,
- * MAX_COLLECTION_HINTS), for nothing is pushed out to make room.
+ * without settling), noted so the sweep verifies it later, on the session
+ * and on its payment collection (HintKept says where).
  */
 export async function recordResultHint(
   container: MedusaContainer,
@@ -52,10 +58,10 @@ export async function recordResultHint(
    * there, where the sweep finds an orphaned approval.
    */
   knownCollectionId?: string | null
-): Promise<boolean> {
+): Promise<HintKept> {
   // An unsigned body may carry anything; a transactionId is short text.
   if (!transactionId || transactionId.length > MAX_NOTED_ID_LENGTH) {
-    return false
+    return "nowhere"
   }
   const hint = {
     transaction_id: transactionId,
@@ -71,19 +77,20 @@ export async function recordResultHint(
   )
   const collectionId = session?.payment_collection_id ?? knownCollectionId
   if (!collectionId) {
-    return false
+    return "nowhere"
   }
   const sessionHints = session ? hintsOf(notesOf(session.metadata)) : []
   if (sessionHints.length >= MAX_HINTS_KEPT && !sessionHints.some((known) => known.transaction_id === transactionId)) {
     // Full: no copy either (looked at again under the session's lock below).
-    return false
+    return "full"
   }
   // The collection's copy first: a hint on the session alone would be lost
   // with the session when the cart changes. A copy whose session then
   // refuses the hint is dropped by the sweep as answered (gone-sessions.ts).
   const key = collectionHintKey(sessionId, transactionId)
-  let copied = false
+  let copied: boolean | null = null
   await updateCollectionHints(container, collectionId, (hints) => {
+    copied = false
     if (hints[key]) {
       copied = true
       return null
@@ -95,9 +102,9 @@ export async function recordResultHint(
       [key]: { session_id: sessionId, transaction_id: transactionId, received_at: hint.received_at },
     }
   })
-  if (!copied || !session) {
-    return false
-  }
+  if (copied === null) return "nowhere"
+  if (!copied) return "full"
+  if (!session) return "collection"
   let noted = false
   await updateSessionNotes(container, sessionId, (notes) => {
     const hints = hintsOf(notes)
@@ -109,7 +116,7 @@ export async function recordResultHint(
     noted = true
     return { ...notes, hints: [...hints, hint] }
   })
-  return noted
+  return noted ? "noted" : "full"
 }
 
 /** recordResultHint notes no longer id (an unsigned body may carry anything). */

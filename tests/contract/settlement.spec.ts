@@ -22,6 +22,7 @@ import {
   type Card,
   type ProviderEnv,
 } from "../helpers/provider-sandbox"
+import { sessionLogTag } from "../../src/lib/log-redaction"
 
 jest.mock("@medusajs/medusa/core-flows", () => require("../helpers/fake-medusa").fakeCoreFlows)
 
@@ -581,12 +582,25 @@ describe("a result for a session Medusa no longer has", () => {
 })
 
 /** The service's callback body for a transaction. */
-const callbackBody = (transactionId: string, merchantReferenceCode?: string) => ({
-  decision: "ACCEPT",
-  reasonCode: "100",
+/**
+ * A result as the service's callback names it: with the reference of its
+ * payment request (section 2.5), which only a result of this session's
+ * carries; a hint without it is never noted for the sweep (issue 39).
+ */
+const genuineResult = (transactionId: string) => ({
   transactionId,
-  ...(merchantReferenceCode ? { merchantReferenceCode } : {}),
+  merchantReferenceCode: env.sandbox.transaction(transactionId)?.merchantReferenceCode,
 })
+
+const callbackBody = (transactionId: string, merchantReferenceCode?: string) => {
+  const reference = merchantReferenceCode ?? genuineResult(transactionId).merchantReferenceCode
+  return {
+    decision: "ACCEPT",
+    reasonCode: "100",
+    transactionId,
+    ...(reference ? { merchantReferenceCode: reference } : {}),
+  }
+}
 
 async function postCallback(s: Shop, body: unknown, sessionId = s.sessionId) {
   const res = recordingResponse()
@@ -628,7 +642,7 @@ describe("the callback route", () => {
     expect(res.statusCode).toBe(200)
     const warnings = s.medusa.logger.lines.filter((l) => l.startsWith("warn:"))
     expect(warnings).toHaveLength(1)
-    expect(warnings[0]).toContain(s.sessionId)
+    expect(warnings[0]).toContain(sessionLogTag(s.sessionId))
     expect(orders(s)).toHaveLength(0)
   })
 
@@ -664,7 +678,7 @@ describe("the callback route", () => {
     const res = await postCallback(s, callbackBody(tx))
     expect(res.statusCode).toBe(503)
     expect(res.body).toMatchObject({ received: false })
-    expect(s.medusa.logger.lines.some((l) => l.startsWith("error:") && l.includes(s.sessionId))).toBe(true)
+    expect(s.medusa.logger.lines.some((l) => l.startsWith("error:") && l.includes(sessionLogTag(s.sessionId)))).toBe(true)
   })
 
   it("answers 503 without asking the service once the session's call budget is spent", async () => {
@@ -703,7 +717,7 @@ describe("a callback copy while another copy settles", () => {
     const tx = transactionId ?? (await s.pay())
     const key = `card-service:delivery:${s.sessionId}:${tx}`
     await s.medusa.locking.acquire(key, { ownerId: "the other copy" })
-    const outcome = await settleCallback(s.medusa.container as never, s.sessionId, { transactionId: tx }, s.medusa.logger)
+    const outcome = await settleCallback(s.medusa.container as never, s.sessionId, genuineResult(tx), s.medusa.logger)
     return { s, outcome, key }
   }
 
@@ -733,14 +747,14 @@ describe("a callback copy while another copy settles", () => {
       dropSession(s)
       throw new Error("held by the other copy")
     }
-    await settleCallback(s.medusa.container as never, s.sessionId, { transactionId: tx }, s.medusa.logger)
+    await settleCallback(s.medusa.container as never, s.sessionId, genuineResult(tx), s.medusa.logger)
     expect(JSON.stringify(s.medusa.payments.collections.get(collectionId)?.metadata)).toContain(tx)
   })
 
   it("releases its own claim once settled, so a later copy may claim", async () => {
     const s = await shop()
     const tx = await s.pay()
-    await settleCallback(s.medusa.container as never, s.sessionId, { transactionId: tx }, s.medusa.logger)
+    await settleCallback(s.medusa.container as never, s.sessionId, genuineResult(tx), s.medusa.logger)
     expect(s.medusa.locking.isHeld(`card-service:delivery:${s.sessionId}:${tx}`)).toBe(false)
     expect(orders(s)).toHaveLength(1)
   })
@@ -756,10 +770,10 @@ describe("a callback copy while another copy settles", () => {
       if (columns.metadata !== undefined) throw new Error("metadata unavailable")
       await writeColumns(columns)
     }
-    const outcome = await settleCallback(s.medusa.container as never, s.sessionId, { transactionId: tx }, s.medusa.logger)
+    const outcome = await settleCallback(s.medusa.container as never, s.sessionId, genuineResult(tx), s.medusa.logger)
     expect(outcome).toMatchObject({ kind: "failed", cartId: s.cartId })
     expect(s.medusa.payments.session(s.sessionId).data.transaction_id).toBe(tx)
-    expect(s.medusa.logger.lines.some((l) => l.startsWith("warn:") && l.includes(s.sessionId))).toBe(true)
+    expect(s.medusa.logger.lines.some((l) => l.startsWith("warn:") && l.includes(sessionLogTag(s.sessionId)))).toBe(true)
   })
 })
 
@@ -847,7 +861,7 @@ describe("the return route", () => {
     const back = await browserReturns(s, { transactionId: tx })
     expect(back.param("status")).toBe("pending")
     expect(back.param("cart_id")).toBeNull()
-    expect(s.medusa.logger.lines.some((l) => l.startsWith("error:") && l.includes(s.sessionId))).toBe(true)
+    expect(s.medusa.logger.lines.some((l) => l.startsWith("error:") && l.includes(sessionLogTag(s.sessionId)))).toBe(true)
   })
 
   it("sends the shopper back to pay again when the cart changed and the payment was reversed", async () => {
@@ -882,7 +896,7 @@ describe("the return route", () => {
     const back = await browserReturns(s, { transactionId: "TX" })
     expect(back.res.statusCode).toBe(503)
     expect(back.location).toBeNull()
-    expect(s.medusa.logger.lines.some((l) => l.startsWith("error:") && l.includes(s.sessionId))).toBe(true)
+    expect(s.medusa.logger.lines.some((l) => l.startsWith("error:") && l.includes(sessionLogTag(s.sessionId)))).toBe(true)
   })
 })
 
@@ -1012,7 +1026,7 @@ describe("settlement, further cases", () => {
     const s = await shop()
     const id = "7".repeat(100)
     await s.medusa.locking.acquire(`card-service:delivery:${s.sessionId}:${id}`, { ownerId: "the other copy" })
-    const outcome = await settleCallback(s.medusa.container as never, s.sessionId, { transactionId: id }, s.medusa.logger)
+    const outcome = await settleCallback(s.medusa.container as never, s.sessionId, { transactionId: id, merchantReferenceCode: s.reference() }, s.medusa.logger)
     expect(outcome).toEqual({ kind: "acknowledged" })
   })
 
