@@ -85,6 +85,12 @@ module.exports = {
     mutate: ["src/api/admin/card-service/glance-figures.ts"],
     tests: ["tests/contract/glance-figures.spec.ts"],
   },
+  // The page's two windows assembled from those counts: pure, so unit specs
+  // only (the glance group's spec, which starts a database, is left out).
+  "glance-windows": {
+    mutate: ["src/api/admin/card-service/glance-windows.ts"],
+    tests: ["tests/unit/observability/payment-results.spec.ts", "tests/unit/api/glance-windows.spec.ts"],
+  },
   // The client's retry and credential rules.
   client: {
     mutate: [

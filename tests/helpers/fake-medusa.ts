@@ -8,8 +8,9 @@ export { recordingResponse } from "./recording-response"
  * A small in-memory stand-in for the pieces of Medusa's container that
  * settlement (src/checkout) and the callback and return routes resolve: the
  * payment module (sessions, collections, providers), `query.graph` over the
- * cart links, the locking module, the cart-completion workflow and the
- * logger. Only what that code uses, kept as Medusa 2.21 behaves where it
+ * cart links and orders, the order module, the event bus, the locking
+ * module, the workflows settlement runs (completing a cart, canceling an
+ * order on hold, authorizing its payment) and the logger. Only what that code uses, kept as Medusa 2.21 behaves where it
  * matters to the outcome:
  * - `retrievePaymentSession` throws NOT_FOUND for a session it lacks;
  * - `updatePaymentSession` hands the data to the provider's updatePayment and
@@ -36,7 +37,7 @@ export { recordingResponse } from "./recording-response"
  * The provider is a real CardServiceProviderService (on the in-process
  * sandbox, tests/helpers/provider-sandbox.ts).
  *
- * The workflow is reached through jest.mock of @medusajs/medusa/core-flows in
+ * The workflows are reached through jest.mock of @medusajs/medusa/core-flows in
  * the spec: `jest.mock("@medusajs/medusa/core-flows", () => fakeCoreFlows)`.
  */
 
