@@ -24,11 +24,16 @@ jest.setTimeout(240_000)
  * packed, 1.84 MB unpacked then. Raised to 580 kB / 2.1 MB for telemetry
  * and Payments at a glance (issue 32: the observability module, the
  * activity module and its migration, the figures route, docs/observability.md):
- * 557 kB packed then. The ALLOWED and FORBIDDEN lists
- * are the guard against shipping another test folder; the margin is for
- * growth.
+ * 557 kB packed then. Raised to 600 kB / 2.15 MB for issue 39 (the
+ * session's notes in a room of their own, the held orders' look schedule,
+ * the figures' per-minute tallies and their migration, the not-released
+ * review path, and their docs): 586 kB packed, 2.11 MB unpacked then. Issue
+ * 44 asks for 2 MB unpacked: what a store does not need (inline source maps
+ * are about half of the code's bytes) is trimmed there. The ALLOWED and
+ * FORBIDDEN lists are the guard against shipping another test folder; the
+ * margin is for growth.
  */
-const BUDGET = { packedBytes: 580_000, unpackedBytes: 2_100_000 }
+const BUDGET = { packedBytes: 600_000, unpackedBytes: 2_150_000 }
 
 /** Everything a shipped path may be, and nothing else. */
 const ALLOWED = [
