@@ -9,6 +9,8 @@ type ReviewEventData = {
   payment_session_id: string
   /** 100 approved, 481 rejected, 480 no verdict in time */
   reason_code: string
+  /** Rejected and expired: false when Medusa would not cancel the order (it is in Needs attention). */
+  order_canceled?: boolean
 }
 
 export default async function tellShopperAboutReview({
@@ -24,6 +26,9 @@ export default async function tellShopperAboutReview({
     filters: { id: event.data.order_id },
   })
   if (!order?.email) return
+  // Not canceled (fulfilled while on hold, or being changed): the store
+  // owner settles it with the shopper (Needs attention), not this email.
+  if (event.data.order_canceled === false) return
   await container.resolve(Modules.NOTIFICATION).createNotifications({
     to: order.email,
     channel: "email",

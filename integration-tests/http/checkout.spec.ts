@@ -29,12 +29,17 @@ medusaIntegrationTestRunner({
         },
         body: form ? new URLSearchParams(body).toString() : JSON.stringify(body),
       }).then(async (response) => ({ status: response.statusCode, body: await response.body.json() }))
-    const resultBody = (transactionId: string, reasonCode = "100") => ({
-      decision: reasonCode === "100" ? "ACCEPT" : "REJECT",
-      reasonCode,
-      transactionId,
-      originalTransactionId: "",
-    })
+    /** A result as the service's callback sends it: with its payment request's reference (section 2.5). */
+    const resultBody = (transactionId: string, reasonCode = "100"): Record<string, string> => {
+      const reference = sandbox().transaction(transactionId)?.merchantReferenceCode
+      return {
+        decision: reasonCode === "100" ? "ACCEPT" : "REJECT",
+        reasonCode,
+        transactionId,
+        originalTransactionId: "",
+        ...(reference ? { merchantReferenceCode: reference } : {}),
+      }
+    }
     /** Pays at the service while Medusa hears nothing (no callback, no return). */
     const approveSilently = async (card: { number: string; cardType: string } = CARDS.approved, store?: any) => {
       const flow = await cartWithSession(api, getContainer(), store)

@@ -47,6 +47,13 @@ export type ReviewEventData = {
   payment_session_id: string
   /** The service's reason code of the verdict (100, 481, ...); 480 for an expired review. */
   reason_code: string
+  /**
+   * Rejected and expired only: whether the order was canceled. False when
+   * Medusa would not cancel it (fulfilled while on hold, or being changed by
+   * the store owner): it is in Needs attention, and the shopper should not
+   * be told it was canceled.
+   */
+  order_canceled?: boolean
 }
 
 type HeldOrder = { id: string; status: string; created_at: string | Date }
@@ -122,7 +129,7 @@ export async function settleReview(container: MedusaContainer, review: ReviewCas
         : notCanceledMessage(orderId, "no verdict on the review came in time", canceled),
       now
     )
-    await emit(container, REVIEW_EVENTS.expired, eventData("480"))
+    await emit(container, REVIEW_EVENTS.expired, { ...eventData("480"), order_canceled: canceled === true })
     return { kind: "review_closed", orderId, cartId, verdict: "expired" }
   }
 
@@ -164,8 +171,9 @@ export async function settleReview(container: MedusaContainer, review: ReviewCas
       ? { code: verdict.reasonCode, message: `${verdict.reason}: ${reasonText(verdict.reasonCode)}` }
       : { code: verdict.outcome === "mismatch" ? "mismatch" : "foreign_transaction", message: verdict.reason }
   const wasOpen = order.status !== "canceled"
+  let canceled: true | string = true
   if (wasOpen) {
-    const canceled = await cancelHeldOrder(container, review)
+    canceled = await cancelHeldOrder(container, review)
     await noteReview(
       container,
       session.id,
@@ -184,7 +192,7 @@ export async function settleReview(container: MedusaContainer, review: ReviewCas
   } else {
     await closeSession(container, session, released.data, failure)
   }
-  if (wasOpen) await emit(container, REVIEW_EVENTS.rejected, eventData(failure.code))
+  if (wasOpen) await emit(container, REVIEW_EVENTS.rejected, { ...eventData(failure.code), order_canceled: canceled === true })
   return { kind: "review_closed", orderId, cartId, verdict: "refused" in released ? "not_released" : "rejected" }
 }
 

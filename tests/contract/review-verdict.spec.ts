@@ -102,9 +102,14 @@ async function orderOnHold(reviewTimeoutMs = HOUR): Promise<Held> {
   }
 }
 
-const eventOf = (h: Held, name: string, reasonCode: string) => ({
+const eventOf = (h: Held, name: string, reasonCode: string, orderCanceled?: boolean) => ({
   name,
-  data: { order_id: h.orderId, payment_session_id: h.sessionId, reason_code: reasonCode },
+  data: {
+    order_id: h.orderId,
+    payment_session_id: h.sessionId,
+    reason_code: reasonCode,
+    ...(orderCanceled === undefined ? {} : { order_canceled: orderCanceled }),
+  },
 })
 
 /** The money is taken at the service before any reversal, so a reversal is refused (243). */
@@ -173,7 +178,7 @@ describe("a verdict that comes in time", () => {
       at: at.toISOString(),
       message: `the review did not approve the payment (481): order ${h.orderId} was canceled and its stock released`,
     })
-    expect(h.reviewEvents()).toEqual([eventOf(h, REVIEW_EVENTS.rejected, "481")])
+    expect(h.reviewEvents()).toEqual([eventOf(h, REVIEW_EVENTS.rejected, "481", true)])
     // Nothing was held, so nothing is reversed.
     expect(h.reversals()).toEqual([])
   })
@@ -200,7 +205,7 @@ describe("a verdict that comes in time", () => {
       at: at.toISOString(),
       message: `the review did not approve the payment (mismatch): order ${h.orderId} was canceled and its stock released`,
     })
-    expect(h.reviewEvents()).toEqual([eventOf(h, REVIEW_EVENTS.rejected, "mismatch")])
+    expect(h.reviewEvents()).toEqual([eventOf(h, REVIEW_EVENTS.rejected, "mismatch", true)])
   })
 
   it("shows an approval for another amount whose reversal was refused (243) as not released, and cancels the order", async () => {
@@ -233,7 +238,7 @@ describe("a verdict that comes in time", () => {
     )
     expect(h.reviewEvents()).toEqual([
       eventOf(h, REVIEW_EVENTS.approvalNotReleased, "100"),
-      eventOf(h, REVIEW_EVENTS.rejected, "mismatch"),
+      eventOf(h, REVIEW_EVENTS.rejected, "mismatch", true),
     ])
   })
 })
@@ -362,7 +367,7 @@ describe("a review that outlives its time", () => {
       message: `no verdict on the review within the time allowed: order ${h.orderId} was canceled and its stock released; an approval that still comes is reversed`,
     }
     expect(h.notes().reconcile).toEqual(expired)
-    expect(h.reviewEvents()).toEqual([eventOf(h, REVIEW_EVENTS.expired, "480")])
+    expect(h.reviewEvents()).toEqual([eventOf(h, REVIEW_EVENTS.expired, "480", true)])
 
     // The next looks: put off (past the deadline, so by the wait alone), nothing else.
     const next = at + MINUTE
@@ -409,7 +414,7 @@ describe("a review that outlives its time", () => {
       message: `the review approved the payment after order ${h.orderId} was canceled for want of a verdict; the approval was reversed`,
     })
     expect(h.reviewEvents()).toEqual([
-      eventOf(h, REVIEW_EVENTS.expired, "480"),
+      eventOf(h, REVIEW_EVENTS.expired, "480", true),
       eventOf(h, REVIEW_EVENTS.approvalReversed, "100"),
     ])
     // Only the cart's completion's, which placed the order on hold.
@@ -437,7 +442,7 @@ describe("a review that outlives its time", () => {
     )
     expect(note.message).not.toMatch(/the approval was reversed/)
     expect(h.reviewEvents()).toEqual([
-      eventOf(h, REVIEW_EVENTS.expired, "480"),
+      eventOf(h, REVIEW_EVENTS.expired, "480", true),
       eventOf(h, REVIEW_EVENTS.approvalNotReleased, "100"),
     ])
 
@@ -459,7 +464,7 @@ describe("a review that outlives its time", () => {
     }
     expect(h.session().status).toBe("pending_authorization")
     expect(h.notes().reconcile).toMatchObject({ review: "expired" })
-    expect(h.reviewEvents()).toEqual([eventOf(h, REVIEW_EVENTS.expired, "480")])
+    expect(h.reviewEvents()).toEqual([eventOf(h, REVIEW_EVENTS.expired, "480", true)])
 
     // Answered again: reversed, as on the first try.
     expect(await h.settle({ at: new Date(late(h) + 2 * HOUR) })).toMatchObject({ verdict: "reversed" })
@@ -481,7 +486,7 @@ describe("a review that outlives its time", () => {
     expect(h.session().data.failure).toMatchObject({ code })
     expect(h.medusa.orders.canceled).toEqual([h.orderId])
     expect(h.notes().reconcile).toEqual(expired)
-    expect(h.reviewEvents()).toEqual([eventOf(h, REVIEW_EVENTS.expired, "480")])
+    expect(h.reviewEvents()).toEqual([eventOf(h, REVIEW_EVENTS.expired, "480", true)])
     expect(h.reversals()).toHaveLength(amount === undefined ? 0 : 1)
   })
 })
@@ -510,7 +515,7 @@ describe("an order Medusa will not cancel", () => {
       at: at.toISOString(),
       message: notCanceled(h, "the review did not approve the payment (481)", "All fulfillments must be canceled before canceling an order"),
     })
-    expect(h.reviewEvents()).toEqual([eventOf(h, REVIEW_EVENTS.rejected, "481")])
+    expect(h.reviewEvents()).toEqual([eventOf(h, REVIEW_EVENTS.rejected, "481", false)])
   })
 
   it("leaves it to the store owner at the deadline, once", async () => {
@@ -526,7 +531,7 @@ describe("an order Medusa will not cancel", () => {
       message: notCanceled(h, "no verdict on the review came in time", "All fulfillments must be canceled before canceling an order"),
     }
     expect(h.notes().reconcile).toEqual(note)
-    expect(h.reviewEvents()).toEqual([eventOf(h, REVIEW_EVENTS.expired, "480")])
+    expect(h.reviewEvents()).toEqual([eventOf(h, REVIEW_EVENTS.expired, "480", false)])
 
     // The order is still open, but the store owner has it: nothing more is tried.
     expect(await h.sweepAt(at + MINUTE)).toMatchObject({ verdict: "expired", unchanged: true })
@@ -547,6 +552,8 @@ describe("an order Medusa will not cancel", () => {
       review: "not_canceled",
       message: expect.stringContaining(`(Order (${h.orderId}) already has an existing active order change)`),
     })
+    // A subscriber must not tell the shopper the order was canceled.
+    expect(h.reviewEvents()).toEqual([eventOf(h, REVIEW_EVENTS.rejected, "481", false)])
   })
 })
 
@@ -571,7 +578,7 @@ describe("a cancel that died and left its credit-line change behind (bench:soak)
     expect(dead.status).toBe("canceled")
     expect(h.order().status).toBe("canceled")
     expect(h.notes().reconcile).toMatchObject({ status: "review_closed", review: "rejected" })
-    expect(h.reviewEvents()).toEqual([eventOf(h, REVIEW_EVENTS.rejected, "481")])
+    expect(h.reviewEvents()).toEqual([eventOf(h, REVIEW_EVENTS.rejected, "481", true)])
   })
 
   it("leaves one made a moment ago, which may be a workflow running now: the verdict is settled again later", async () => {
@@ -648,6 +655,6 @@ describe("a record that is not this session's", () => {
       message: "the transaction was not made for this payment session",
     })
     expect(other.reversals()).toEqual([])
-    expect(h.reviewEvents()).toEqual([eventOf(h, REVIEW_EVENTS.rejected, "foreign_transaction")])
+    expect(h.reviewEvents()).toEqual([eventOf(h, REVIEW_EVENTS.rejected, "foreign_transaction", true)])
   })
 })
