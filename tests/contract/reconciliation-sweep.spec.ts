@@ -359,6 +359,13 @@ describe("an open session with results reported but never verified (hints)", () 
     expect(notesOf("payses_1")).toEqual({ reconcile: expect.objectContaining({ status: "order_created" }) })
   })
 
+  it("once a hint made the order, keeps a later hint whose result is still pending", async () => {
+    openSession("payses_1", { notes: { hints: [hint("tx_1"), hint("tx_2")] } })
+    settles(order(), { kind: "pending", cartId: "cart_1" })
+    expect((await sweep()).actions.map((a) => a.status)).toEqual(["order_created"])
+    expect(notesOf("payses_1").hints).toEqual([hint("tx_2")])
+  })
+
   it("once a hint made the order, says a second approval was reversed", async () => {
     openSession("payses_1", { notes: { hints: [hint("tx_1"), hint("tx_2")] } })
     settles(order(), order({ secondPaymentReleased: true }))
@@ -446,6 +453,13 @@ describe("an open session with a transaction attached and no order", () => {
     openSession("payses_1", { data })
     expect((await sweep()).actions).toStrictEqual([])
     expect(settlePayment).not.toHaveBeenCalled()
+  })
+
+  it("says nothing while the attached transaction's result is still pending", async () => {
+    openSession("payses_1", { data: { transaction_id: "tx_1", state: "authorized" } })
+    settles({ kind: "pending", cartId: "cart_1" })
+    expect(await sweep()).toEqual({ examined: 1, actions: [], serviceDown: false })
+    expect(notesOf("payses_1")).toEqual({})
   })
 
   it("leaves an approval whose reversal the service refused (the store owner decides)", async () => {

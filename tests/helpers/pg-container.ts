@@ -150,28 +150,43 @@ export async function clearPaymentTables(db: PgDatabase): Promise<void> {
 
 const ids = (filter: { id: string | string[] }) => (Array.isArray(filter.id) ? filter.id : [filter.id])
 
+type ListConfig = { take?: number; select?: string[] }
+
+/**
+ * As Medusa's lists answer: the columns `select` names and the primary key
+ * (MikroORM always reads it), or every column without a selection; at most
+ * `take` rows.
+ */
+function listed(rows: Record<string, unknown>[], { take, select }: ListConfig): Record<string, unknown>[] {
+  const picked = select?.length
+    ? rows.map((row) => Object.fromEntries(Object.entries(row).filter(([column]) => column === "id" || select.includes(column))))
+    : rows
+  return take === undefined ? picked : picked.slice(0, take)
+}
+
 /**
  * The payment module's reads and writes the sweep's passes use, over the same
- * rows: lists by id (soft-deleted rows left out, as Medusa's lists do), a
+ * rows: lists by id (soft-deleted rows left out, as Medusa's lists do; only
+ * the columns selected, so a column the code forgets to select is missing), a
  * collection's metadata written whole, and the session service's own row
  * writer (session-notes.ts, sessionRowWriter) that writes only the columns
  * it is given.
  */
 export function pgPaymentModule(db: PgDatabase) {
   return {
-    async listPaymentSessions(filter: { id: string | string[] }, config: { take?: number } = {}) {
+    async listPaymentSessions(filter: { id: string | string[] }, config: ListConfig = {}) {
       const { rows } = await db.raw(
         `select * from "payment_session" where "id" = any(?) and "deleted_at" is null order by "created_at" asc`,
         [ids(filter)]
       )
-      return config.take === undefined ? rows : rows.slice(0, config.take)
+      return listed(rows, config)
     },
-    async listPaymentCollections(filter: { id: string | string[] }, config: { take?: number } = {}) {
+    async listPaymentCollections(filter: { id: string | string[] }, config: ListConfig = {}) {
       const { rows } = await db.raw(
         `select * from "payment_collection" where "id" = any(?) and "deleted_at" is null order by "updated_at" asc`,
         [ids(filter)]
       )
-      return config.take === undefined ? rows : rows.slice(0, config.take)
+      return listed(rows, config)
     },
     async updatePaymentCollections(id: string, { metadata }: { metadata: Record<string, unknown> }) {
       await db.raw(`update "payment_collection" set "metadata" = ?, "updated_at" = now() where "id" = ?`, [
