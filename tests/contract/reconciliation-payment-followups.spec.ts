@@ -295,6 +295,13 @@ describe("a capture whose answer was lost (followPayment)", () => {
     })
   })
 
+  it("says nothing again when asking once more still has no answer", async () => {
+    resolveLostCapture.mockResolvedValue({ outcome: "unknown" })
+    const previous = { status: "capture_unconfirmed", transaction_id: "ref_cap", final: false }
+    expect(await follow(row(lost("ref_cap"), noted({ capture: previous })))).toStrictEqual([])
+    expect(updatePayment).not.toHaveBeenCalled()
+  })
+
   it("names the session as the reference when the capture had no key", async () => {
     resolveLostCapture.mockResolvedValue({ outcome: "unknown" })
     await follow(row(lost()))
