@@ -1,8 +1,9 @@
 import { ContainerRegistrationKeys } from "@medusajs/framework/utils"
 import { savePaymentData } from "../../src/checkout/payment-data"
 import { cardServiceProvider } from "../../src/checkout/provider-lookup"
-import { SESSION_DATA_VERSION, type CardServiceSessionData } from "../../src/providers/card-service/session-data"
+import type { CardServiceSessionData } from "../../src/providers/card-service/session-data"
 import { recordCanceledPayments } from "../../src/reconciliation/canceled-payments"
+import { sessionDataFixture } from "../helpers/session-data-fixture"
 
 jest.mock("../../src/checkout/payment-data", () => ({ savePaymentData: jest.fn() }))
 jest.mock("../../src/checkout/provider-lookup", () => ({
@@ -21,30 +22,7 @@ jest.mock("../../src/checkout/provider-lookup", () => ({
 
 const CARD = "pp_card-service_card-service"
 
-function sessionData(state: CardServiceSessionData["state"]): CardServiceSessionData {
-  return {
-    version: SESSION_DATA_VERSION,
-    session_id: "payses_1",
-    currency_code: "eur",
-    currency: "978",
-    amount: 30,
-    amount_minor: "3000",
-    seal: "seal",
-    pay_url: "https://shop.example/pay",
-    callback_url: "https://shop.example/callback",
-    return_url: "https://shop.example/return",
-    form: { action: "https://service.example", method: "POST", enctype: "application/x-www-form-urlencoded", fields: {}, fields_url: "" },
-    return_to: null,
-    state,
-    transaction_id: "tx_1",
-    email: null,
-    card: null,
-    failure: null,
-    capture: null,
-    refunded_amount: 0,
-    transactions: [],
-  } as CardServiceSessionData
-}
+const sessionData = (state: CardServiceSessionData["state"]) => sessionDataFixture({ state })
 
 type Payment = { id: string; provider_id: string; data: Record<string, unknown> | null; canceled_at: string | Date | null }
 const payment = (id: string, changes: Partial<Payment> = {}): Payment => ({

@@ -5,11 +5,10 @@ import { ApprovalNotReleased } from "../../src/providers/card-service/approval-r
 import { LOOKBACK_MS, sweepGoneSessions } from "../../src/reconciliation/gone-sessions"
 import {
   clearPaymentTables,
-  createPaymentTables,
   insertCollection,
   insertSession,
   pgContainer,
-  startDatabase,
+  usePaymentDatabase,
   type PgDatabase,
 } from "../helpers/pg-container"
 
@@ -34,18 +33,11 @@ const HOUR = 60 * MINUTE
 const ms = (n: number) => new Date(NOW.getTime() + n)
 
 let db: PgDatabase
-beforeAll(async () => {
-  db = await startDatabase()
-  await createPaymentTables(db)
-})
-afterAll(async () => {
-  await db?.stop()
-})
+usePaymentDatabase((started) => (db = started))
 
 type Answer = SettleOutcome | Error
 let answers: Map<string, Answer>
 beforeEach(async () => {
-  await clearPaymentTables(db)
   answers = new Map()
   jest.mocked(settlePayment).mockReset()
   jest.mocked(settlePayment).mockImplementation(async (_container, sessionId, hint) => {

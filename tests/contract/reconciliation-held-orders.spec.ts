@@ -3,11 +3,9 @@ import { ordersOnHoldSupported } from "../../src/providers/card-service/orders-o
 import { LOOKBACK_MS } from "../../src/reconciliation/gone-sessions"
 import { listHeldSessions, sweepHeldOrder } from "../../src/reconciliation/held-orders"
 import {
-  clearPaymentTables,
-  createPaymentTables,
   insertSession,
   pgContainer,
-  startDatabase,
+  usePaymentDatabase,
   type PgDatabase,
   type SessionRow,
 } from "../helpers/pg-container"
@@ -37,15 +35,8 @@ const ms = (n: number) => new Date(NOW.getTime() + n)
 
 describe("the batch of orders on hold (listHeldSessions)", () => {
   let db: PgDatabase
-  beforeAll(async () => {
-    db = await startDatabase()
-    await createPaymentTables(db)
-  })
-  afterAll(async () => {
-    await db?.stop()
-  })
-  beforeEach(async () => {
-    await clearPaymentTables(db)
+  usePaymentDatabase((started) => (db = started))
+  beforeEach(() => {
     jest.mocked(ordersOnHoldSupported).mockReturnValue(true)
   })
 

@@ -11,6 +11,7 @@ import {
   PAYMENT_LOOKBACK_MS,
   type PaymentNote,
 } from "../../src/reconciliation/payment-followups"
+import { sessionDataFixture } from "../helpers/session-data-fixture"
 
 jest.mock("../../src/checkout/provider-lookup", () => ({
   ...jest.requireActual("../../src/checkout/provider-lookup"),
@@ -42,29 +43,13 @@ const entry = (operation: TransactionLogEntry["operation"], decision: Transactio
 })
 
 function sessionData(changes: Partial<CardServiceSessionData> = {}): CardServiceSessionData {
-  return {
-    version: SESSION_DATA_VERSION,
-    session_id: "payses_1",
-    currency_code: "eur",
-    currency: "978",
-    amount: 30,
-    amount_minor: "3000",
-    seal: "seal",
-    pay_url: "https://shop.example/pay",
-    callback_url: "https://shop.example/callback",
-    return_url: "https://shop.example/return",
-    form: { action: "https://service.example", method: "POST", enctype: "application/x-www-form-urlencoded", fields: {}, fields_url: "" },
-    return_to: null,
+  return sessionDataFixture({
     state: "captured",
     transaction_id: "tx_auth",
-    email: null,
-    card: null,
-    failure: null,
     capture: { transaction_id: "tx_capture", amount: 30 },
-    refunded_amount: 0,
     transactions: [entry("authorization", "ACCEPT", { transaction_id: "tx_auth" }), entry("capture", "ACCEPT", { transaction_id: "tx_capture" })],
     ...changes,
-  } as CardServiceSessionData
+  } as Partial<CardServiceSessionData>)
 }
 
 type Row = { id: string; provider_id: string; data: Record<string, unknown> | null; metadata: Record<string, unknown> | null }

@@ -1,10 +1,8 @@
 import { sessionsToSweep } from "../../src/reconciliation/sweep-candidates"
 import {
-  clearPaymentTables,
-  createPaymentTables,
   insertSession,
   pgContainer,
-  startDatabase,
+  usePaymentDatabase,
   type PgDatabase,
   type SessionRow,
 } from "../helpers/pg-container"
@@ -28,16 +26,7 @@ const SINCE = ms(-7 * 24 * 60 * MINUTE)
 const GRACE_ENDED_AT = ms(-15 * MINUTE)
 
 let db: PgDatabase
-beforeAll(async () => {
-  db = await startDatabase()
-  await createPaymentTables(db)
-})
-afterAll(async () => {
-  await db?.stop()
-})
-beforeEach(async () => {
-  await clearPaymentTables(db)
-})
+usePaymentDatabase((started) => (db = started))
 
 const candidates = (take = 100) =>
   sessionsToSweep(pgContainer(db).container, { providerId: PROVIDER, since: SINCE, graceEndedAt: GRACE_ENDED_AT, take })

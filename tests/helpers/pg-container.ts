@@ -148,6 +148,26 @@ export async function clearPaymentTables(db: PgDatabase): Promise<void> {
   await db.raw(`delete from "payment_collection"`)
 }
 
+/**
+ * One database for the spec file (or the describe it is called in), handed
+ * to `started` once up, its payment tables made once and emptied before
+ * each test.
+ */
+export function usePaymentDatabase(started: (db: PgDatabase) => void): void {
+  let db: PgDatabase | undefined
+  beforeAll(async () => {
+    db = await startDatabase()
+    await createPaymentTables(db)
+    started(db)
+  })
+  afterAll(async () => {
+    await db?.stop()
+  })
+  beforeEach(async () => {
+    await clearPaymentTables(db as PgDatabase)
+  })
+}
+
 const ids = (filter: { id: string | string[] }) => (Array.isArray(filter.id) ? filter.id : [filter.id])
 
 type ListConfig = { take?: number; select?: string[] }
