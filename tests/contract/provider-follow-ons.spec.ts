@@ -96,27 +96,40 @@ describe("capturePayment", () => {
     })
   })
 
-  it("does nothing for data that is already captured", async () => {
+  it("takes a repeat of the same capture (same key) as done, sending nothing", async () => {
     const { data, transactionId } = await authorizedPayment()
-    const captured = await capture(data)
+    const captured = await capture(data, "capt_1")
     const before = env.sandbox.transactions().length
-    expect(await capture(captured, "capt_2")).toEqual(captured)
+    expect(await capture(captured, "capt_1")).toEqual(captured)
     expect(env.sandbox.transactions().length).toBe(before)
     expect(successful("CAPTURE", transactionId)).toHaveLength(1)
   })
 
-  it('takes "already captured" (242) as success, not as a second capture', async () => {
+  it("refuses a second capture (another key) as not allowed, saying one capture per approval, sending nothing", async () => {
+    const { data, transactionId } = await authorizedPayment()
+    const captured = await capture(data, "capt_1")
+    const before = env.sandbox.transactions().length
+
+    const error = await errorOf(capture(captured, "capt_2"))
+
+    expect(error).toBeInstanceOf(MedusaError)
+    expect(error.type).toBe(MedusaError.Types.NOT_ALLOWED)
+    expect(error.message).toContain("one capture per approval")
+    expect(error.message).toContain("already captured for 30.00 EUR")
+    expect(env.sandbox.transactions().length).toBe(before)
+    expect(successful("CAPTURE", transactionId)).toHaveLength(1)
+  })
+
+  it('refuses a capture the service answers "already captured" (242) for, when the log holds no capture: Medusa books nothing', async () => {
     const { data, transactionId } = await authorizedPayment()
     await capture(data, "capt_1")
-    // Medusa calls again with the authorized data (a captured webhook action, a retry).
-    const again = await capture(data, "capt_2")
+    // Stale data: the capture made under capt_1 is not in it (its answer
+    // never reached Medusa's record), so the 242 is not this capture's.
+    const error = await errorOf(capture(data, "capt_2"))
 
-    expect(again.state).toBe("captured")
-    expect(again.capture).toMatchObject({ amount: 30 })
-    expect(again.transactions.at(-1)).toMatchObject({
-      operation: "capture",
-      reason_code: "242",
-    })
+    expect(error.type).toBe(MedusaError.Types.NOT_ALLOWED)
+    expect(error.message).toContain("already used by a capture")
+    expect(error.message).toContain(data.transaction_id as string)
     expect(successful("CAPTURE", transactionId)).toHaveLength(1)
     expect(
       followOns(env.sandbox, "CAPTURE", transactionId).map((r) => r.reasonCode)
@@ -253,6 +266,124 @@ describe("capturePayment", () => {
   })
 })
 
+describe("capturePayment takes exactly what Medusa books", () => {
+  /** Medusa's capture records, as the payment module's capture service reads them. */
+  const medusaCaptures = new Map<string, { amount: string; session: string }>()
+  const booking = () =>
+    provider_booked ??= env.provider(
+      {},
+      {
+        captureService: {
+          retrieve: async (id: string) => {
+            const record = medusaCaptures.get(id)
+            if (!record) throw new Error(`Capture with id: ${id} was not found`)
+            return {
+              id,
+              raw_amount: { value: record.amount, precision: 20 },
+              payment: { payment_session_id: record.session },
+            }
+          },
+        },
+      }
+    )
+  let provider_booked: CardServiceProviderService | undefined
+  const book = (key: string, amount: string, data: Data) =>
+    medusaCaptures.set(key, { amount, session: data.session_id })
+  const captureBooked = async (data: Data, key: string) =>
+    (
+      await booking().capturePayment({
+        data,
+        context: { idempotency_key: key },
+      } as any)
+    ).data as unknown as Data
+
+  it("captures the part Medusa books, not the whole approval", async () => {
+    const { data, transactionId } = await authorizedPayment()
+    book("capt_half", "15", data)
+
+    const captured = await captureBooked(data, "capt_half")
+
+    expect(successful("CAPTURE", transactionId).map((r) => r.amount)).toEqual([15])
+    expect(captured.capture).toMatchObject({ amount: 15 })
+    expect(captured.transactions.at(-1)).toMatchObject({
+      operation: "capture",
+      amount: 15,
+      key: "capt_half",
+    })
+  })
+
+  it("refuses the rest after a part, naming what was taken and what cannot be, and sends nothing", async () => {
+    const { data, transactionId } = await authorizedPayment()
+    book("capt_a", "12.5", data)
+    const captured = await captureBooked(data, "capt_a")
+    book("capt_b", "17.5", data)
+    const before = env.sandbox.transactions().length
+
+    const error = await errorOf(captureBooked(captured, "capt_b"))
+
+    expect(error.type).toBe(MedusaError.Types.NOT_ALLOWED)
+    expect(error.message).toContain("cannot capture 17.50 EUR")
+    expect(error.message).toContain("already captured for 12.50 EUR")
+    expect(error.message).toContain("The other 17.50 EUR cannot be captured")
+    expect(env.sandbox.transactions().length).toBe(before)
+    expect(successful("CAPTURE", transactionId).map((r) => r.amount)).toEqual([12.5])
+  })
+
+  it("refuses a capture Medusa has no record of, or one of another payment, sending nothing", async () => {
+    const { data } = await authorizedPayment()
+    medusaCaptures.set("capt_other", { amount: "30", session: "payses_someone_else" })
+    const before = env.sandbox.transactions().length
+
+    const missing = await errorOf(captureBooked(data, "capt_missing"))
+    const foreign = await errorOf(captureBooked(data, "capt_other"))
+
+    expect(missing.type).toBe(MedusaError.Types.NOT_ALLOWED)
+    expect(foreign.type).toBe(MedusaError.Types.NOT_ALLOWED)
+    expect(env.sandbox.transactions().length).toBe(before)
+  })
+
+  it("refuses more than the approval", async () => {
+    const { data } = await authorizedPayment()
+    book("capt_more", "30.01", data)
+    const error = await errorOf(captureBooked(data, "capt_more"))
+    expect(error.message).toContain("the approval is for 30.00 EUR")
+  })
+
+  it("sends no new capture while one of unknown outcome is being settled", async () => {
+    const { data, transactionId } = await authorizedPayment()
+    book("capt_lost", "10", data)
+    env.sandbox.injectFault({ type: "destroy", count: 2, path: "/capture" })
+    const booked = await captureBooked(data, "capt_lost")
+    expect(booked.transactions.at(-1)).toMatchObject({ decision: "UNKNOWN", amount: 10 })
+    book("capt_new", "20", data)
+    const before = env.sandbox.transactions().length
+
+    const error = await errorOf(captureBooked(booked, "capt_new"))
+
+    expect(error.type).toBe(MedusaError.Types.NOT_ALLOWED)
+    expect(error.message).toContain("has had no answer from the service")
+    expect(env.sandbox.transactions().length).toBe(before)
+    // The sweep's settling sends the lost one again with its own amount: 242.
+    const resolved = await booking().resolveLostCapture(booked)
+    expect(resolved).toMatchObject({ outcome: "captured", captureId: null })
+    expect(successful("CAPTURE", transactionId).map((r) => r.amount)).toEqual([10])
+  })
+
+  it("captures a part in JPY and KWD to the currency's digits", async () => {
+    const jpy = await paidSession(env, provider, CARDS.approved, { amount: 3000, currency_code: "jpy" })
+    const kwd = await paidSession(env, provider, CARDS.approved, { amount: 12.345, currency_code: "kwd" })
+    const jpyData = (await authorize(provider, jpy.session)).data
+    const kwdData = (await authorize(provider, kwd.session)).data
+    book("capt_jpy", "1234", jpyData)
+    book("capt_kwd", "6.172", kwdData)
+
+    expect((await captureBooked(jpyData, "capt_jpy")).capture?.amount).toBe(1234)
+    expect((await captureBooked(kwdData, "capt_kwd")).capture?.amount).toBe(6.172)
+    expect(successful("CAPTURE", jpy.transactionId).map((r) => r.amount)).toEqual([1234])
+    expect(successful("CAPTURE", kwd.transactionId).map((r) => r.amount)).toEqual([6.172])
+  })
+})
+
 describe("refundPayment", () => {
   const capturedPayment = async () => {
     const { data, transactionId } = await authorizedPayment()
@@ -292,7 +423,9 @@ describe("refundPayment", () => {
     )
     expect(third).toBeInstanceOf(MedusaError)
     expect(third.type).toBe(MedusaError.Types.NOT_ALLOWED)
-    expect(third.message).toContain("235")
+    // Refused before anything is sent: no third REFUND record at all.
+    expect(third.message).toContain("at most 7.50 EUR can be refunded")
+    expect(followOns(env.sandbox, "REFUND", captureId)).toHaveLength(2)
     expect(successful("REFUND", captureId).map((r) => r.amount)).toEqual([
       10, 12.5,
     ])
@@ -383,6 +516,41 @@ describe("refundPayment", () => {
     const error = await errorOf(refund(data, 10, "ref_1"))
     expect(error.type).toBe(MedusaError.Types.NOT_ALLOWED)
     expect(followOns(env.sandbox, "REFUND", transactionId)).toHaveLength(0)
+  })
+
+  it("books a refund the service failed (503, reason 150) as unknown instead of failing it, so no retry with a new key refunds twice", async () => {
+    const { data, captureId } = await capturedPayment()
+    const sent = () => env.sandbox.requests().filter((r) => r.path === "/refund")
+    const before = sent().length
+    env.sandbox.injectFault({ type: "status", status: 503, path: "/refund" })
+
+    const booked = await refund(data, 10, "ref_failed")
+
+    expect(booked.refunded_amount).toBe(10)
+    expect(booked.transactions.at(-1)).toMatchObject({
+      operation: "refund",
+      decision: "UNKNOWN",
+      key: "ref_failed",
+      amount: 10,
+    })
+    // Sent once, not again.
+    expect(sent().length - before).toBe(1)
+    expect(followOns(env.sandbox, "REFUND", captureId)).toHaveLength(0)
+  })
+
+  it("sends no other refund while one has an unknown outcome, saying which and what to do; its own repeat is done", async () => {
+    const { data, captureId } = await capturedPayment()
+    env.sandbox.injectFault({ type: "destroy", path: "/refund" })
+    const booked = await refund(data, 10, "ref_lost")
+    expect(successful("REFUND", captureId).map((r) => r.amount)).toEqual([10])
+
+    const retried = await errorOf(refund(booked, 10, "ref_retry"))
+
+    expect(retried.type).toBe(MedusaError.Types.NOT_ALLOWED)
+    expect(retried.message).toContain("had no answer from the service")
+    expect(retried.message).toContain("nothing is refunded twice")
+    expect(await refund(booked, 10, "ref_lost")).toEqual(booked)
+    expect(successful("REFUND", captureId).map((r) => r.amount)).toEqual([10])
   })
 })
 

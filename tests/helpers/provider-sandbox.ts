@@ -41,7 +41,10 @@ export type ProviderEnv = {
   sandbox: CardServiceSandbox
   logger: ReturnType<typeof recordingLogger>
   /** The provider on the sandbox; extra options (autoCapture...) make another one. */
-  provider: (options?: Record<string, unknown>) => CardServiceProviderService
+  provider: (
+    options?: Record<string, unknown>,
+    container?: Record<string, unknown>
+  ) => CardServiceProviderService
   close: () => Promise<void>
 }
 
@@ -57,9 +60,12 @@ export async function providerOnSandbox(
   sandbox.setCallbackKnobs({ drop: true })
   const logger = recordingLogger()
   const made: CardServiceProviderService[] = []
-  const provider = (options: Record<string, unknown> = {}) => {
+  const provider = (
+    options: Record<string, unknown> = {},
+    container: Record<string, unknown> = {}
+  ) => {
     const instance = new CardServiceProviderService(
-      { logger: logger as any },
+      { logger: logger as any, ...container },
       {
         clientCode: sandbox.credentials.clientCode,
         clientSecret: sandbox.credentials.clientSecret,

@@ -113,7 +113,7 @@ export async function sendFollowOn<T>({
  * REJECT with a service-error reason (150, 151, 152, 236, 250), whatever the
  * HTTP status that carried it.
  */
-function serviceFailed(error: unknown): error is CardServiceError {
+export function serviceFailed(error: unknown): error is CardServiceError {
   return (
     error instanceof CardServiceError &&
     error.category === "service_error" &&

@@ -12,11 +12,23 @@ import type { AmountInput } from "../../lib/money"
 import type { OperationResult } from "../../lib/wire-schemas"
 import type { ApprovalReversal } from "./approval-reversal"
 import { isIndeterminate, isReason, toMedusaError } from "./error-mapping"
-import { followOnFields, sendFollowOn } from "./follow-on-request"
+import { followOnFields, sendFollowOn, serviceFailed } from "./follow-on-request"
+import {
+  formatAmount,
+  liveCapture,
+  refundBeyondCapture,
+  refusal,
+  sameAmount,
+  secondCaptureText,
+  unknownRefund,
+  unknownRefundText,
+} from "./follow-on-limits"
+import { followOnReference } from "./merchant-reference"
 import {
   appendLogEntry,
   logEntry,
   type CardServiceSessionData,
+  type TransactionLogEntry,
 } from "./session-data"
 import { sessionLogTag } from "../../lib/log-redaction"
 
@@ -41,17 +53,96 @@ export class FollowOns {
   ) {}
 
   /**
-   * Captures the whole approval. `claimedCaptureId` is the capture the
-   * stored data names: only a hint, checked with retrieve.
+   * authorizePayment's capture (autoCapture): the whole approval, the only
+   * capture such a payment ever gets. Asked again on every authorization, so
+   * a 242 means this very capture acted earlier. `claimedCaptureId` is the
+   * capture the stored data names: only a hint, checked with retrieve.
    */
   async capture(
     session: CardServiceSessionData,
     key: string | undefined,
     claimedCaptureId?: string | null
   ): Promise<CardServiceSessionData> {
+    return this.sendCapture_(session, key, session.amount, async (reasked) =>
+      reasked ? null : await this.confirmCapture_(session, claimedCaptureId)
+    )
+  }
+
+  /**
+   * The capture Medusa books (the admin's, or an order flow's): exactly
+   * `booked` (medusa-captures.ts; null where Medusa's record cannot be
+   * read, which means the whole approval). The service allows one capture
+   * per approval (section 7, 242), so a capture after the first is refused
+   * here, with what was taken and what to do instead; Medusa then books
+   * nothing for it. A 242 is success only for the capture the log already
+   * holds under this key, with this amount.
+   */
+  async captureBooked(
+    session: CardServiceSessionData,
+    key: string | undefined,
+    booked: number | null
+  ): Promise<CardServiceSessionData> {
+    const amount = booked ?? session.amount
+    const repeat = key
+      ? session.transactions.find(
+          (t) =>
+            t.operation === "capture" && t.key === key && t.decision !== "REJECT"
+        )
+      : undefined
+    if (repeat && sameAmount(repeat.amount, amount, session)) return session
+    const earlier = liveCapture(session)
+    if (earlier) {
+      // authorizePayment captured the whole approval (autoCapture) and Medusa
+      // books that very capture now: nothing more to take.
+      if (
+        earlier.key === session.session_id &&
+        sameAmount(earlier.amount, amount, session)
+      ) {
+        return session
+      }
+      throw refusal(secondCaptureText(session, earlier, amount))
+    }
+    const minor = toMinorUnits(amount, session.currency_code)
+    if (minor <= 0n || minor > toMinorUnits(session.amount, session.currency_code)) {
+      throw refusal(
+        `cannot capture ${formatAmount(amount, session)}: the approval is for ${formatAmount(session.amount, session)}`
+      )
+    }
+    return this.sendCapture_(session, key, amount, async (reasked) => {
+      // Asked once more after no answer: the first sending acted.
+      if (reasked) return null
+      throw refusal(
+        `the service says this payment's approval is already used by a capture that this payment's record does not hold (the answer to an earlier capture may have been lost). Medusa books nothing for this request; look up reference ${followOnReference(session.session_id, key)} and the approval ${session.transaction_id} at the card service before capturing again`
+      )
+    })
+  }
+
+  /**
+   * A capture booked with no answer (lost-follow-ons.ts), sent once more with
+   * its own key and amount: it captures now, or the service refuses with
+   * 242 because the lost one acted.
+   */
+  async recaptureLost(
+    session: CardServiceSessionData,
+    lost: TransactionLogEntry
+  ): Promise<CardServiceSessionData> {
+    return this.sendCapture_(
+      { ...session, state: "authorized", capture: null },
+      lost.key,
+      lost.amount ?? session.amount,
+      async () => null
+    )
+  }
+
+  private async sendCapture_(
+    session: CardServiceSessionData,
+    key: string | undefined,
+    amount: number,
+    alreadyCaptured: (reasked: boolean) => Promise<CaptureAnswer | null>
+  ): Promise<CardServiceSessionData> {
     const input = {
       ...followOnFields(session, key, this.merchantEmail_),
-      amount: session.amount,
+      amount,
       originalTransactionId: session.transaction_id as string,
     }
     const captured = (
@@ -62,7 +153,7 @@ export class FollowOns {
       state: "captured",
       capture: {
         transaction_id: result?.transactionId ?? null,
-        amount: session.amount,
+        amount,
       },
       transactions: appendLogEntry(session, {
         transaction_id: result?.transactionId ?? null,
@@ -70,20 +161,16 @@ export class FollowOns {
         decision,
         reason_code:
           decision === "UNKNOWN" ? null : (result?.reasonCode ?? "242"),
-        amount: session.amount,
+        amount,
         key,
       }),
     })
     return sendFollowOn({
       send: () => this.client_.capture(input),
       done: captured,
-      // One capture per approval, so a 242 means it is ours: success, not a
-      // second capture. After no answer, 242 means the first sending acted.
       doneCodes: ALREADY_CAPTURED,
       alreadyDone: async (_, reasked) =>
-        captured(
-          reasked ? null : await this.confirmCapture_(session, claimedCaptureId)
-        ),
+        captured(await alreadyCaptured(reasked)),
       operation: "capture",
       logger: this.logger_,
       noAnswerWarning: `card-service: capture of session ${sessionLogTag(session.session_id)} had no answer; asking the service again`,
@@ -120,6 +207,8 @@ export class FollowOns {
       )
     }
     const refundAmount = toServiceAmount(amount, session.currency_code)
+    const pending = unknownRefund(session, key)
+    if (pending) throw refusal(unknownRefundText(session, pending))
     if (
       session.transactions.some((t) => t.operation === "capture" && t.voided)
     ) {
@@ -130,6 +219,8 @@ export class FollowOns {
       const released = await this.reversal_.releaseAuthorization(session)
       return withRefunded(released, session, refundAmount)
     }
+    const beyond = refundBeyondCapture(session, capture.amount, refundAmount)
+    if (beyond) throw beyond
     const voided = await this.voidWholeCaptureIfPending_(
       session,
       refundAmount,
@@ -149,10 +240,13 @@ export class FollowOns {
           capture.transaction_id ?? (session.transaction_id as string),
       })
     } catch (error) {
-      if (!isIndeterminate(error)) {
+      if (!isIndeterminate(error) && !serviceFailed(error)) {
         throw toMedusaError(error, "refund", this.logger_)
       }
-      // Sent, no answer: it may have acted. A refund is never sent again
+      // Sent, and no answer or a failure of the service's own (received,
+      // then failed inside): it may have acted. Thrown, Medusa would delete
+      // its refund record and the owner's retry would come with a new key,
+      // refunding twice (medusajs/medusa #16681). A refund is never sent again
       // (nothing at the service refuses a second one), so it is booked as
       // unknown: Medusa counts it, and the sweep shows it to the store owner
       // with its reference to look up (lost-follow-ons.ts).

@@ -63,10 +63,7 @@ export async function resolveLostCapture(
   try {
     // The same request as the lost one (same reference), so the service's
     // history shows one capture and its refused repeat.
-    data = await followOns.capture(
-      { ...session, state: "authorized", capture: null },
-      entry.key
-    )
+    data = await followOns.recaptureLost(session, entry)
   } catch (error) {
     if (
       error instanceof MedusaError &&

@@ -32,6 +32,7 @@ import type { TransactionRecord } from "../../lib/wire-schemas"
 import { ApprovalNotReleased, ApprovalReversal } from "./approval-reversal"
 import { Authorization, tampered } from "./authorization"
 import { FollowOns } from "./follow-ons"
+import { MedusaCaptures } from "./medusa-captures"
 import { MedusaSessionTerms } from "./medusa-session-terms"
 import { NotReleasedNotice } from "./not-released-notice"
 import { type LostCapture, resolveLostCapture } from "./lost-follow-ons"
@@ -76,6 +77,7 @@ export default class CardServiceProviderService extends AbstractPaymentProvider<
   protected orphans_!: OrphanRelease
   protected settingsRevision_: string | null = null
   protected readonly medusaTerms_: MedusaSessionTerms
+  protected readonly medusaCaptures_: MedusaCaptures
   protected readonly notReleased_: NotReleasedNotice
 
   static validateOptions(options: Record<string, unknown>): void {
@@ -91,6 +93,7 @@ export default class CardServiceProviderService extends AbstractPaymentProvider<
     // changing credentials does not invalidate open payment sessions.
     this.sealer_ = SessionSealer.fromOptions(parsed)
     this.medusaTerms_ = new MedusaSessionTerms(container)
+    this.medusaCaptures_ = new MedusaCaptures(container)
     this.notReleased_ = new NotReleasedNotice(container, this.logger_)
     this.applySettings_(parsed)
   }
@@ -237,13 +240,11 @@ export default class CardServiceProviderService extends AbstractPaymentProvider<
   }: CapturePaymentInput): Promise<CapturePaymentOutput> {
     await this.refreshSettings()
     const session = this.sessions_.requireApproved(data, "capture")
-    if (session.capture) {
-      // Medusa calls capture again for a "captured" webhook action and for a
-      // session that authorizePayment already captured: already done.
-      return { data: session }
-    }
+    const key = context?.idempotency_key
+    // Exactly what Medusa books (medusa-captures.ts), once per approval.
+    const booked = await this.medusaCaptures_.bookedAmount(session, key)
     return {
-      data: await this.followOns_.capture(session, context?.idempotency_key),
+      data: await this.followOns_.captureBooked(session, key, booked),
     }
   }
 
