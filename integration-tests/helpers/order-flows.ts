@@ -230,3 +230,13 @@ export function serviceTotals(
 function roundSum(amount: number) {
   return Number(amount.toFixed(6))
 }
+
+/** What Medusa books for a payment read with its captures and refunds. */
+export function bookedTotals(payment: {
+  captures?: { amount: number | string }[] | null
+  refunds?: { amount: number | string }[] | null
+}) {
+  const sum = (rows: { amount: number | string }[] | null | undefined) =>
+    roundSum((rows ?? []).reduce((total, r) => total + Number(r.amount), 0))
+  return { captured: sum(payment.captures), refunded: sum(payment.refunds) }
+}

@@ -1,0 +1,191 @@
+import { medusaIntegrationTestRunner } from "@medusajs/test-utils"
+import { useCardServiceSandbox } from "../helpers/card-service-env"
+import { adminHeaders, checkoutToOrder, paymentOfOrder } from "../helpers/checkout-flow"
+import { CARD_SERVICE_PROVIDER_ID, seedStore } from "../helpers/seed-store"
+import { cardServiceProvider } from "../../src/checkout/provider-lookup"
+import { bookedTotals, serviceTotals } from "../helpers/order-flows"
+
+jest.setTimeout(180_000)
+
+const env = useCardServiceSandbox()
+
+/**
+ * Issue 40: what the store owner does after the checkout, through Medusa's
+ * own admin API. After every step the service's captured and refunded
+ * totals (read from the sandbox) equal what Medusa books for the payment.
+ */
+medusaIntegrationTestRunner({
+  testSuite: ({ api, getContainer }) => {
+    let admin: Record<string, string>
+
+    beforeEach(async () => {
+      env.sandbox().resetKnobs()
+      env.sandbox().clearFaults()
+      admin = await adminHeaders(getContainer())
+    })
+
+    const post = (path: string, body: unknown = {}) =>
+      api.post(path, body, { headers: admin }).catch((error: any) => error.response)
+
+    const expectServiceHoldsWhatMedusaBooks = async (orderId: string) => {
+      const payment = await paymentOfOrder(getContainer(), orderId)
+      const booked = bookedTotals(payment)
+      const { records, ...held } = serviceTotals(env.sandbox().transactions(), payment)
+      expect({ ...held, records }).toEqual({ ...booked, records })
+      return { payment, booked }
+    }
+
+    describe.each([
+      // currency, country, price, shipping: total, the part captured, the rest
+      ["eur", "de", 25, 5, 30, 12.34, 17.66],
+      ["jpy", "jp", 2500, 500, 3000, 1234, 1766],
+      ["kwd", "kw", 10.123, 2, 12.123, 6.061, 6.062],
+    ])("a partial capture in %s", (currencyCode, countryCode, price, shippingPrice, total, part, rest) => {
+      it("captures the part Medusa books, then refuses the rest (one capture per approval), and more than the rest too", async () => {
+        const store = await seedStore(getContainer(), { currencyCode, countryCode, price, shippingPrice })
+        const { orderId, payment } = await checkoutToOrder(api, getContainer(), store)
+        expect(Number(payment.amount)).toBe(total)
+
+        const first = await post(`/admin/payments/${payment.id}/capture`, { amount: part })
+        expect(first.status).toBe(200)
+        expect(await expectServiceHoldsWhatMedusaBooks(orderId)).toMatchObject({
+          booked: { captured: part, refunded: 0 },
+        })
+
+        const second = await post(`/admin/payments/${payment.id}/capture`, { amount: rest })
+        expect(second.status).toBe(400)
+        expect(second.data.message).toContain("one capture per approval")
+        const third = await post(`/admin/payments/${payment.id}/capture`, { amount: rest + part })
+        expect(third.status).toBe(400)
+
+        const { payment: after } = await expectServiceHoldsWhatMedusaBooks(orderId)
+        expect(after.captures).toHaveLength(1)
+        expect(after.captured_at).toBeFalsy()
+        expect(after.data.capture.amount).toBe(part)
+      })
+    })
+
+    /** Medusa's order edit of the first item to `unitPrice`, requested and confirmed. */
+    const editFirstItem = async (orderId: string, unitPrice: number) => {
+      const order = (await api.get(`/admin/orders/${orderId}?fields=*items`, { headers: admin })).data.order
+      const steps = [
+        await post(`/admin/order-edits`, { order_id: orderId }),
+        await post(`/admin/order-edits/${orderId}/items/item/${order.items[0].id}`, { quantity: 1, unit_price: unitPrice }),
+        await post(`/admin/order-edits/${orderId}/request`),
+        await post(`/admin/order-edits/${orderId}/confirm`),
+      ]
+      expect(steps.map((step) => [step.status, step.data.message])).toEqual(steps.map(() => [200, undefined]))
+      const query = getContainer().resolve("query")
+      const { data } = await query.graph({
+        entity: "order",
+        fields: ["total", "summary.*", "payment_collections.*", "payment_collections.payments.*"],
+        filters: { id: orderId },
+      })
+      return data[0] as any
+    }
+
+    it("releases the approval when an order edited before capture makes Medusa cancel its payment, and books nothing else", async () => {
+      const { orderId, payment } = await checkoutToOrder(api, getContainer())
+
+      const edited = await editFirstItem(orderId, 10)
+
+      // Medusa (2.12.6 to 2.21.2) cancels an authorized collection on an
+      // edit and asks for the new total in a new collection.
+      expect(Number(edited.total)).toBe(15)
+      const collections = edited.payment_collections.map((c: any) => [c.status, Number(c.amount)])
+      expect(collections).toEqual(expect.arrayContaining([["canceled", 30], ["not_paid", 15]]))
+      const reversals = env
+        .sandbox()
+        .transactions()
+        .filter((r) => r.step === "REVERSAL" && r.originalTransactionId === payment.data.transaction_id)
+      expect(reversals.map((r) => [r.status, r.amount])).toEqual([["successful", 30]])
+      const canceled = await post(`/admin/payments/${payment.id}/capture`, { amount: 15 })
+      expect(canceled.status).toBe(400)
+      expect(await expectServiceHoldsWhatMedusaBooks(orderId)).toMatchObject({
+        booked: { captured: 0, refunded: 0 },
+      })
+    })
+
+    it("refunds exactly the difference of an order captured, then edited down", async () => {
+      const { orderId, payment } = await checkoutToOrder(api, getContainer())
+      expect((await post(`/admin/payments/${payment.id}/capture`, {})).status).toBe(200)
+
+      const edited = await editFirstItem(orderId, 10)
+      expect(Number(edited.summary.pending_difference)).toBe(-15)
+      const refunded = await post(`/admin/payments/${payment.id}/refund`, {
+        amount: -Number(edited.summary.pending_difference),
+      })
+
+      expect(refunded.status).toBe(200)
+      expect(await expectServiceHoldsWhatMedusaBooks(orderId)).toMatchObject({
+        booked: { captured: 30, refunded: 15 },
+      })
+    })
+
+    it("captures once when the owner retries a capture the service failed (5xx twice)", async () => {
+      const { orderId, payment } = await checkoutToOrder(api, getContainer())
+      env.sandbox().injectFault({ type: "status", status: 503, count: 2, path: "/capture" })
+
+      const failed = await post(`/admin/payments/${payment.id}/capture`, { amount: 20 })
+      expect(failed.status).toBe(500)
+      expect(await expectServiceHoldsWhatMedusaBooks(orderId)).toMatchObject({
+        booked: { captured: 0, refunded: 0 },
+      })
+
+      // Medusa deleted its capture record: the retry comes with a new key.
+      const retried = await post(`/admin/payments/${payment.id}/capture`, { amount: 20 })
+      expect(retried.status).toBe(200)
+      expect(await expectServiceHoldsWhatMedusaBooks(orderId)).toMatchObject({
+        booked: { captured: 20, refunded: 0 },
+      })
+    })
+
+    it("refuses a capture the service says was already made by a capture this payment's record does not hold", async () => {
+      const { orderId, payment } = await checkoutToOrder(api, getContainer())
+      // The approval captured behind Medusa's back (an earlier capture whose
+      // answer never reached Medusa's record).
+      await cardServiceProvider(getContainer(), CARD_SERVICE_PROVIDER_ID).client.capture({
+        merchantReferenceCode: "captured-elsewhere",
+        currency: payment.data.currency,
+        amount: 30,
+        email: "owner@example.com",
+        originalTransactionId: payment.data.transaction_id,
+      })
+
+      const answer = await post(`/admin/payments/${payment.id}/capture`, {})
+
+      expect(answer.status).toBe(400)
+      expect(answer.data.message).toContain("already used by a capture")
+      const after = await paymentOfOrder(getContainer(), orderId)
+      expect(after.captures).toHaveLength(0)
+    })
+
+    it("sends no second refund when the owner retries, with a new key, a refund that had no answer", async () => {
+      const { orderId, payment } = await checkoutToOrder(api, getContainer())
+      await post(`/admin/payments/${payment.id}/capture`, {})
+      // Processed at the service, then the connection is dropped: no answer.
+      env.sandbox().injectFault({ type: "destroy", path: "/refund" })
+
+      const first = await post(`/admin/payments/${payment.id}/refund`, { amount: 10 })
+      expect(first.status).toBe(200)
+      const retried = await post(`/admin/payments/${payment.id}/refund`, { amount: 10 })
+
+      expect(retried.status).toBe(400)
+      expect(retried.data.message).toContain("nothing is refunded twice")
+      expect(await expectServiceHoldsWhatMedusaBooks(orderId)).toMatchObject({
+        booked: { captured: 30, refunded: 10 },
+      })
+    })
+
+    it("refunds a partly captured payment up to what was captured, and refuses more", async () => {
+      const { orderId, payment } = await checkoutToOrder(api, getContainer())
+      await post(`/admin/payments/${payment.id}/capture`, { amount: 18 })
+
+      expect((await post(`/admin/payments/${payment.id}/refund`, { amount: 8 })).status).toBe(200)
+      expect((await post(`/admin/payments/${payment.id}/refund`, { amount: 10.01 })).status).toBe(400)
+      expect(await expectServiceHoldsWhatMedusaBooks(orderId)).toMatchObject({
+        booked: { captured: 18, refunded: 8 },
+      })
+    })
+  },
+})
