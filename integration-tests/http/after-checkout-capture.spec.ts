@@ -177,6 +177,46 @@ medusaIntegrationTestRunner({
       })
     })
 
+    it("takes the owner's answer about a refund with no answer: made, it is kept and refunds go on; not made, it is made now", async () => {
+      const { orderId, payment } = await checkoutToOrder(api, getContainer())
+      await post(`/admin/payments/${payment.id}/capture`, {})
+      // A failure of the service's own: booked as unknown; here it did not act.
+      env.sandbox().injectFault({ type: "status", status: 503, path: "/refund" })
+      expect((await post(`/admin/payments/${payment.id}/refund`, { amount: 10 })).status).toBe(200)
+      const [unknown] = (await paymentOfOrder(getContainer(), orderId)).refunds
+      const held = serviceTotals(env.sandbox().transactions(), payment)
+      expect([held.captured, held.refunded]).toEqual([30, 0])
+
+      const notMade = await post(`/admin/card-service/payments/${payment.id}/unknown-refunds`, {
+        refund_id: unknown.id,
+        made: false,
+      })
+      expect([notMade.status, notMade.data.refund?.made_now]).toEqual([200, true])
+      expect(await expectServiceHoldsWhatMedusaBooks(orderId)).toMatchObject({
+        booked: { captured: 30, refunded: 10 },
+      })
+
+      // Processed, answer lost: the owner finds it made at the service.
+      env.sandbox().injectFault({ type: "destroy", path: "/refund" })
+      expect((await post(`/admin/payments/${payment.id}/refund`, { amount: 5 })).status).toBe(200)
+      const lost = (await paymentOfOrder(getContainer(), orderId)).refunds.find((r: any) => Number(r.amount) === 5)
+      expect((await post(`/admin/payments/${payment.id}/refund`, { amount: 1 })).status).toBe(400)
+      const made = await post(`/admin/card-service/payments/${payment.id}/unknown-refunds`, {
+        refund_id: lost.id,
+        made: true,
+      })
+      expect([made.status, made.data.refund?.made_now]).toEqual([200, false])
+      expect((await post(`/admin/payments/${payment.id}/refund`, { amount: 1 })).status).toBe(200)
+      expect(await expectServiceHoldsWhatMedusaBooks(orderId)).toMatchObject({
+        booked: { captured: 30, refunded: 16 },
+      })
+      const again = await post(`/admin/card-service/payments/${payment.id}/unknown-refunds`, {
+        refund_id: lost.id,
+        made: false,
+      })
+      expect(again.status).toBe(400)
+    })
+
     it("refunds a partly captured payment up to what was captured, and refuses more", async () => {
       const { orderId, payment } = await checkoutToOrder(api, getContainer())
       await post(`/admin/payments/${payment.id}/capture`, { amount: 18 })

@@ -3,8 +3,10 @@ import {
   validateAndTransformBody,
 } from "@medusajs/framework/http"
 import {
+  AdminCardServiceOutstandingLink,
   AdminCardServiceSettingsSave,
   AdminCardServiceTestConnection,
+  AdminCardServiceUnknownRefund,
   AdminCardServiceVoid,
 } from "./admin/card-service/validators"
 import { adminRequestGuard } from "./admin/card-service/request-guard"
@@ -54,11 +56,27 @@ export default defineMiddlewares({
       ],
     },
     {
+      matcher: "/admin/card-service/orders/:order_id/outstanding",
+      method: ["POST"],
+      middlewares: [
+        adminRequestGuard,
+        validateAndTransformBody(AdminCardServiceOutstandingLink),
+      ],
+    },
+    {
       matcher: "/admin/card-service/payments/:payment_id/void",
       method: ["POST"],
       middlewares: [
         adminRequestGuard,
         validateAndTransformBody(AdminCardServiceVoid),
+      ],
+    },
+    {
+      matcher: "/admin/card-service/payments/:payment_id/unknown-refunds",
+      method: ["POST"],
+      middlewares: [
+        adminRequestGuard,
+        validateAndTransformBody(AdminCardServiceUnknownRefund),
       ],
     },
   ],

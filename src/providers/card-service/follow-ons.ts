@@ -290,6 +290,49 @@ export class FollowOns {
   }
 
   /**
+   * The store owner's answer about a refund booked with no answer
+   * (unknownRefundText): `made` when the card service shows it, and the
+   * entry is kept as accepted; not made, and the refund is made now under
+   * the same reference and amount, so the service holds what Medusa already
+   * booked. Until then no other refund is sent.
+   */
+  async settleUnknownRefund(
+    session: CardServiceSessionData,
+    key: string,
+    made: boolean
+  ): Promise<CardServiceSessionData> {
+    const entry = session.transactions.find(
+      (t) => t.operation === "refund" && t.decision === "UNKNOWN" && t.key === key
+    )
+    if (!entry) {
+      throw refusal(`this payment has no refund of unknown outcome under ${key}`)
+    }
+    const settled = (result: OperationResult | null) => ({
+      ...session,
+      transactions: session.transactions.map((t) =>
+        t === entry
+          ? {
+              ...t,
+              decision: "ACCEPT" as const,
+              transaction_id: result?.transactionId ?? null,
+              reason_code: result?.reasonCode ?? null,
+            }
+          : t
+      ),
+    })
+    if (made) return settled(null)
+    // A CardServiceError goes to the caller as it is: the admin route tells
+    // "the service is down" from "the service refused".
+    const result = await this.client_.refund({
+      ...followOnFields(session, key, this.merchantEmail_),
+      amount: entry.amount ?? 0,
+      originalTransactionId:
+        session.capture?.transaction_id ?? (session.transaction_id as string),
+    })
+    return settled(result)
+  }
+
+  /**
    * The capture that a 242 refers to, when the stored data names one: 242
    * does not say which capture used the approval, and a void of the whole
    * capture needs its id. Kept only if the service's record shows it is a

@@ -371,6 +371,16 @@ export default class CardServiceProviderService extends AbstractPaymentProvider<
     return this.orphans_.releaseOrphanedApproval(sessionId, transactionId)
   }
 
+  /** For the admin: the owner's answer about a refund booked with no answer. */
+  async settleUnknownRefund(
+    session: CardServiceSessionData,
+    key: string,
+    made: boolean
+  ): Promise<CardServiceSessionData> {
+    await this.refreshSettings()
+    return this.followOns_.settleUnknownRefund(session, key, made)
+  }
+
   /** For the reconciliation sweep: a capture booked with no answer (lost-follow-ons.ts). */
   async resolveLostCapture(
     session: CardServiceSessionData

@@ -254,6 +254,39 @@ export type OrderReviewResponse = {
   } | null
 }
 
+/**
+ * GET and POST /admin/card-service/orders/:order_id/outstanding: what the
+ * order owes after an edit (its own payment collection, linked to no cart,
+ * that Medusa waits to be paid), and the link to the hosted payment page
+ * that collects it (docs/admin.md, "When an order is edited up"). Null when
+ * the order owes nothing to collect.
+ */
+export type OrderOutstandingResponse = {
+  outstanding: {
+    order_id: string
+    payment_collection_id: string
+    /** What is owed, in major units (10.5 is 10.50). */
+    amount: number
+    currency_code: string
+    /** Medusa's status of the collection: not_paid (or awaiting). */
+    status: string
+    /**
+     * The card-service provider a new link uses: the order's own, else the
+     * first one its region offers. Null when the region offers none (no link
+     * can be made).
+     */
+    provider_id: string | null
+    /** The newest unpaid card-service session of the collection, as a link to send. */
+    link: {
+      session_id: string
+      pay_url: string
+      created_at: string
+      /** For another amount than is owed now (the order was edited again): make a new link. */
+      out_of_date: boolean
+    } | null
+  } | null
+}
+
 /** One window of "Payments at a glance" (GET /admin/card-service/figures). */
 export type GlanceWindow = {
   window: "24h" | "7d"
@@ -287,4 +320,16 @@ export type GlanceResponse = {
   abandoned_after_minutes: number
   generated_at: string
   windows: GlanceWindow[]
+}
+
+/** POST /admin/card-service/payments/:payment_id/unknown-refunds */
+export type UnknownRefundResponse = {
+  refund: {
+    refund_id: string
+    amount: number | null
+    /** True when the plugin made the refund now (the owner found it was not made). */
+    made_now: boolean
+    /** The service's id of the refund made now; null when the owner confirmed an earlier one. */
+    transaction_id: string | null
+  }
 }

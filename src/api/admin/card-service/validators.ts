@@ -27,6 +27,27 @@ export const AdminCardServiceVoid = z
   .strict()
 export type AdminCardServiceVoidType = z.infer<typeof AdminCardServiceVoid>
 
+/**
+ * POST /admin/card-service/payments/:payment_id/unknown-refunds: the store
+ * owner's answer about a refund that had no answer from the service: its
+ * Medusa refund id (the key it was sent under) and whether the card service
+ * shows it made.
+ */
+export const AdminCardServiceUnknownRefund = z
+  .object({
+    refund_id: z
+      .string()
+      .trim()
+      .min(1)
+      .max(64)
+      .regex(/^[A-Za-z0-9_-]+$/, "must be a Medusa refund id"),
+    made: z.boolean(),
+  })
+  .strict()
+export type AdminCardServiceUnknownRefundType = z.infer<
+  typeof AdminCardServiceUnknownRefund
+>
+
 const settingValue = z.union([
   z.string().max(2048),
   z.boolean(),
@@ -62,3 +83,6 @@ export const AdminCardServiceSettingsSave = z
   })
   .strict()
 export type AdminCardServiceSettingsSaveType = z.infer<typeof AdminCardServiceSettingsSave>
+
+/** POST /admin/card-service/orders/:order_id/outstanding: no fields (the order and its collection decide). */
+export const AdminCardServiceOutstandingLink = z.object({}).strict()
