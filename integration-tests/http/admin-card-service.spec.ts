@@ -369,7 +369,7 @@ medusaIntegrationTestRunner({
         expect(data.payment.service).toEqual({ captured: 30, refunded: 0 })
         expect(data.payment.notes).toEqual([
           expect.stringMatching(
-            /Medusa counts 10 EUR refunded, the service 0 EUR/
+            /Medusa counts 10.00 EUR refunded, the service 0.00 EUR: a voided refund/
           ),
         ])
 
@@ -446,7 +446,7 @@ medusaIntegrationTestRunner({
         expect(data.payment.service).toEqual({ captured: 0, refunded: 0 })
         expect(data.payment.notes).toEqual([
           expect.stringMatching(
-            /The service has taken 0 EUR net, Medusa counts 30 EUR/
+            /The service has taken 0.00 EUR net, Medusa counts 30.00 EUR: a capture was voided/
           ),
         ])
 

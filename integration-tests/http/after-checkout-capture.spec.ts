@@ -62,6 +62,10 @@ medusaIntegrationTestRunner({
         expect(after.captures).toHaveLength(1)
         expect(after.captured_at).toBeFalsy()
         expect(after.data.capture.amount).toBe(part)
+        // The admin's comparison: the service's totals, and no difference to name.
+        const view = (await api.get(`/admin/card-service/payments/${payment.id}/transactions`, { headers: admin })).data
+        expect(view.payment.service).toEqual({ captured: part, refunded: 0 })
+        expect(view.payment.notes).toEqual([])
       })
     })
 

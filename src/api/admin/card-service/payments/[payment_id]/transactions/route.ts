@@ -5,11 +5,11 @@ import type {
 import { fromMinorUnits, toMinorUnits } from "../../../../../../lib/money"
 import { loadCardServicePayment } from "../../../payment-access"
 import type {
-  MoneyTotals,
   PaymentTransactionsResponse,
   TransactionRow,
 } from "../../../response-types"
 import { isServiceFailure, sendServiceFailure } from "../../../service-failure"
+import { moneyComparison } from "../../../money-comparison"
 import { transactionRows } from "../../../transaction-view"
 
 /**
@@ -71,7 +71,7 @@ export async function GET(
     refunded: total(rows, "REFUND", currency),
   }
   res.json({
-    payment: { ...summary, service, notes: notes(medusa, service, currency) },
+    payment: { ...summary, service, notes: moneyComparison(medusa, service, session) },
     transactions: rows,
     problem: null,
   } satisfies PaymentTransactionsResponse)
@@ -102,33 +102,4 @@ function total(
     )
     .reduce((sum, r) => sum + toMinorUnits(r.amount as number, currency), 0n)
   return fromMinorUnits(minor, currency)
-}
-
-/**
- * A void changes nothing in Medusa: it has no API to undo a capture or a
- * refund. Where the money kept differs (captured minus refunded), say which
- * way, so nobody reads Medusa's totals as money that moved. A full refund
- * that the provider turned into a void of the capture keeps both at zero.
- */
-function notes(
-  medusa: MoneyTotals,
-  service: MoneyTotals,
-  currency: string
-): string[] {
-  const minor = (value: number) => toMinorUnits(value, currency)
-  const money = (value: number) => `${value} ${currency.toUpperCase()}`
-  const medusaKept = minor(medusa.captured) - minor(medusa.refunded)
-  const serviceKept = minor(service.captured) - minor(service.refunded)
-  const kept = (value: bigint) => money(fromMinorUnits(value, currency))
-  if (serviceKept < medusaKept) {
-    return [
-      `The service has taken ${kept(serviceKept)} net, Medusa counts ${kept(medusaKept)}: a capture was voided at the service, so less money moved than Medusa shows, and Medusa cannot undo a capture.`,
-    ]
-  }
-  if (serviceKept > medusaKept) {
-    return [
-      `Medusa counts ${money(medusa.refunded)} refunded, the service ${money(service.refunded)}: a voided refund is not paid out to the customer, but Medusa still counts it.`,
-    ]
-  }
-  return []
 }
