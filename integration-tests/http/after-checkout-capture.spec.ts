@@ -66,6 +66,7 @@ medusaIntegrationTestRunner({
         const view = (await api.get(`/admin/card-service/payments/${payment.id}/transactions`, { headers: admin })).data
         expect(view.payment.service).toEqual({ captured: part, refunded: 0 })
         expect(view.payment.notes).toEqual([])
+        expect(view.payment.capture_note).toContain("allows one capture per approval")
       })
     })
 
@@ -191,6 +192,9 @@ medusaIntegrationTestRunner({
       const held = serviceTotals(env.sandbox().transactions(), payment)
       expect([held.captured, held.refunded]).toEqual([30, 0])
 
+      const view = (await api.get(`/admin/card-service/payments/${payment.id}/transactions`, { headers: admin })).data
+      expect(view.transactions.filter((r: any) => r.unknown_refund_id).map((r: any) => r.unknown_refund_id)).toEqual([unknown.id])
+      expect(view.payment.notes).toEqual([expect.stringContaining(`Medusa refund ${unknown.id}) had no answer`)])
       const notMade = await post(`/admin/card-service/payments/${payment.id}/unknown-refunds`, {
         refund_id: unknown.id,
         made: false,

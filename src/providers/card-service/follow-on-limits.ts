@@ -108,3 +108,19 @@ export function refundBeyondCapture(
     `cannot refund ${formatAmount(asked, session)}: the card service captured ${formatAmount(captured, session)} of this payment and ${formatAmount(session.refunded_amount, session)} of it is already refunded, so at most ${formatAmount(fromMinorUnits(left < 0n ? 0n : left, code), session)} can be refunded. Nothing was sent to the service.`
   )
 }
+
+/**
+ * For the order's panel: the approval captured in part, and what the rest
+ * becomes. Null when nothing or all of it was captured.
+ */
+export function partialCaptureText(session: Session): string | null {
+  const capture = liveCapture(session)
+  if (!capture || capture.decision !== "ACCEPT" || capture.amount === null) {
+    return null
+  }
+  const code = session.currency_code
+  const rest =
+    toMinorUnits(session.amount, code) - toMinorUnits(capture.amount, code)
+  if (rest <= 0n) return null
+  return `${formatAmount(capture.amount, session)} of the ${formatAmount(session.amount, session)} approval was captured. The card service allows one capture per approval, so the other ${formatAmount(fromMinorUnits(rest, code), session)} cannot be captured: the card issuer gives it back to the shopper when the approval expires. To collect more, take a new payment for what the order still owes.`
+}

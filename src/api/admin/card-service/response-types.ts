@@ -153,6 +153,11 @@ export type TransactionRow = {
   problem: string | null
   /** The service answered that it has no record of this transaction (retrieve: not found). */
   no_record: boolean
+  /**
+   * Medusa's id of the refund when the service never answered it: the store
+   * owner records what the card service shows (POST .../unknown-refunds).
+   */
+  unknown_refund_id: string | null
 }
 
 /** Captured and refunded totals, in major units. */
@@ -175,6 +180,11 @@ export type PaymentTransactionsResponse = {
     service: MoneyTotals | null
     /** Where Medusa's totals and the service's differ, and which way. */
     notes: string[]
+    /**
+     * When the approval was captured in part: what the rest of it becomes
+     * (one capture per approval), in the owner's words. Null otherwise.
+     */
+    capture_note: string | null
   }
   transactions: TransactionRow[]
   problem: string | null

@@ -119,6 +119,10 @@ function toRow(
     not_voidable_reason: null,
     problem: null,
     no_record: false,
+    unknown_refund_id:
+      entry.operation === "refund" && entry.decision === "UNKNOWN"
+        ? (entry.key ?? null)
+        : null,
   }
   if (!entry.transaction_id) {
     return {

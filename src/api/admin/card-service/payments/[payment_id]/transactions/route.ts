@@ -9,6 +9,7 @@ import type {
   TransactionRow,
 } from "../../../response-types"
 import { isServiceFailure, sendServiceFailure } from "../../../service-failure"
+import { partialCaptureText } from "../../../../../../providers/card-service/follow-on-limits"
 import { moneyComparison } from "../../../money-comparison"
 import { transactionRows } from "../../../transaction-view"
 
@@ -36,7 +37,7 @@ export async function GET(
   }
   if (!session) {
     res.json({
-      payment: { ...summary, service: null, notes: [] },
+      payment: { ...summary, service: null, notes: [], capture_note: null },
       transactions: [],
       problem:
         "This payment's card-service data is missing or was altered, so its service transactions cannot be listed",
@@ -59,7 +60,12 @@ export async function GET(
   const unread = rows.filter((row) => row.transaction_id && row.step === null)
   if (unread.length) {
     res.json({
-      payment: { ...summary, service: null, notes: [unreadNote(unread)] },
+      payment: {
+        ...summary,
+        service: null,
+        notes: [unreadNote(unread)],
+        capture_note: partialCaptureText(session),
+      },
       transactions: rows,
       problem: null,
     } satisfies PaymentTransactionsResponse)
@@ -71,7 +77,12 @@ export async function GET(
     refunded: total(rows, "REFUND", currency),
   }
   res.json({
-    payment: { ...summary, service, notes: moneyComparison(medusa, service, session) },
+    payment: {
+      ...summary,
+      service,
+      notes: moneyComparison(medusa, service, session),
+      capture_note: partialCaptureText(session),
+    },
     transactions: rows,
     problem: null,
   } satisfies PaymentTransactionsResponse)
