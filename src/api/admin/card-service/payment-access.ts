@@ -1,4 +1,5 @@
 import type {
+  ILockingModule,
   IPaymentModuleService,
   MedusaContainer,
   PaymentDTO,
@@ -74,4 +75,23 @@ function sum(values: Parameters<typeof MathBN.convert>[0][]): number {
       MathBN.convert(0)
     )
     .toNumber()
+}
+
+/** How long an admin action on a payment waits for another one to finish. */
+const PAYMENT_LOCK_SECONDS = 30
+
+/**
+ * Runs `action` while no other admin action of the plugin on the same
+ * payment runs (Medusa's locking module): a void and an unknown refund's
+ * settling each read payment.data, ask the service and write it back.
+ */
+export async function underPaymentLock<T>(
+  container: MedusaContainer,
+  paymentId: string,
+  action: () => Promise<T>
+): Promise<T> {
+  const locking = container.resolve<ILockingModule>(Modules.LOCKING)
+  return locking.execute(`card-service:payment:${paymentId}`, action, {
+    timeout: PAYMENT_LOCK_SECONDS,
+  })
 }

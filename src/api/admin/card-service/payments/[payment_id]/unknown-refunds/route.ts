@@ -2,16 +2,13 @@ import type {
   AuthenticatedMedusaRequest,
   MedusaResponse,
 } from "@medusajs/framework/http"
-import type { ILockingModule } from "@medusajs/framework/types"
-import { MedusaError, Modules } from "@medusajs/framework/utils"
+import { MedusaError } from "@medusajs/framework/utils"
 import { CardServiceError } from "../../../../../../lib/card-service-error"
 import { savePaymentData } from "../../../../../../checkout/payment-data"
-import { loadCardServicePayment } from "../../../payment-access"
+import { loadCardServicePayment, underPaymentLock } from "../../../payment-access"
 import type { UnknownRefundResponse } from "../../../response-types"
 import { isServiceFailure, sendServiceFailure } from "../../../service-failure"
 import type { AdminCardServiceUnknownRefundType } from "../../../validators"
-
-const LOCK_TIMEOUT_SECONDS = 30
 
 /**
  * POST /admin/card-service/payments/:payment_id/unknown-refunds
@@ -29,11 +26,8 @@ export async function POST(
   req: AuthenticatedMedusaRequest<AdminCardServiceUnknownRefundType>,
   res: MedusaResponse
 ) {
-  const locking = req.scope.resolve<ILockingModule>(Modules.LOCKING)
-  await locking.execute(
-    `card-service:payment:${req.params.payment_id}`,
-    () => settle(req, res),
-    { timeout: LOCK_TIMEOUT_SECONDS }
+  await underPaymentLock(req.scope, req.params.payment_id, () =>
+    settle(req, res)
   )
 }
 

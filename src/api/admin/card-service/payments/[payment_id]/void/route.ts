@@ -2,8 +2,7 @@ import type {
   AuthenticatedMedusaRequest,
   MedusaResponse,
 } from "@medusajs/framework/http"
-import type { ILockingModule } from "@medusajs/framework/types"
-import { MedusaError, Modules } from "@medusajs/framework/utils"
+import { MedusaError } from "@medusajs/framework/utils"
 import { CardServiceError } from "../../../../../../lib/card-service-error"
 import { fromNumericCurrency } from "../../../../../../lib/iso-codes"
 import { toVoidAmount } from "../../../../../../lib/money"
@@ -12,14 +11,12 @@ import type {
   TransactionRecord,
 } from "../../../../../../lib/wire-schemas"
 import { savePaymentData } from "../../../../../../checkout/payment-data"
-import { loadCardServicePayment } from "../../../payment-access"
+import { loadCardServicePayment, underPaymentLock } from "../../../payment-access"
 import type { VoidResponse } from "../../../response-types"
 import { isServiceFailure, sendServiceFailure } from "../../../service-failure"
 import type { CardServiceSessionData } from "../../../../../../providers/card-service/session-data"
 import type { AdminCardServiceVoidType } from "../../../validators"
 import { recordVoid, type VoidTarget } from "../../../void-bookkeeping"
-
-const LOCK_TIMEOUT_SECONDS = 30
 
 /**
  * POST /admin/card-service/payments/:payment_id/void {transaction_id} - voids
@@ -37,11 +34,8 @@ export async function POST(
   req: AuthenticatedMedusaRequest<AdminCardServiceVoidType>,
   res: MedusaResponse
 ) {
-  const locking = req.scope.resolve<ILockingModule>(Modules.LOCKING)
-  await locking.execute(
-    `card-service:payment:${req.params.payment_id}`,
-    () => voidPayout(req, res),
-    { timeout: LOCK_TIMEOUT_SECONDS }
+  await underPaymentLock(req.scope, req.params.payment_id, () =>
+    voidPayout(req, res)
   )
 }
 
