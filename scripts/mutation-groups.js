@@ -69,6 +69,23 @@ module.exports = {
       "tests/unit/checkout/call-budget.spec.ts",
     ],
   },
+  // After the checkout (issue 40): the capture of exactly what Medusa books,
+  // one per approval, refunds within the capture and never twice, the
+  // owner's answer about an unknown refund, the admin's comparison.
+  "after-checkout": {
+    mutate: [
+      "src/providers/card-service/follow-ons.ts",
+      "src/providers/card-service/follow-on-limits.ts",
+      "src/providers/card-service/medusa-captures.ts",
+      "src/api/admin/card-service/money-comparison.ts",
+    ],
+    tests: [
+      "tests/contract/provider-follow-ons.spec.ts",
+      "tests/unit/providers/follow-on-limits.spec.ts",
+      "tests/unit/providers/medusa-captures.spec.ts",
+      "tests/unit/api/money-comparison.spec.ts",
+    ],
+  },
   // Orders on hold for a review (issue 39): each verdict, the cancel of the
   // order and the reversal of an approval no order takes, the sweep's
   // backoff, a dead cancel's credit-line change. On the sandbox and the fake
