@@ -52,8 +52,29 @@ export type StoreOrder = {
   hold: "none" | "open" | "closed"
 }
 
+/**
+ * A card-service payment as Medusa books it (issue 40): the sums of its rows
+ * in the payment module's capture and refund tables that are not deleted.
+ */
+export type BookedPayment = {
+  paymentId: string
+  /** The approval its data names (payment.data.transaction_id); null when it names none. */
+  transactionId: string | null
+  captured: number
+  refunded: number
+  /** payment.data.transactions holds an entry whose decision is UNKNOWN: a capture or refund sent with no answer. */
+  unknownOutcome: boolean
+  /** The payment's latest change in Medusa (ms since the epoch): its row, its newest capture or refund. */
+  changedAt: number
+}
+
 export type StoreFacts = {
   orders: StoreOrder[]
+  /**
+   * Every card-service payment not deleted, with what Medusa books for it;
+   * left out, the invariant "the service holds what Medusa books" is not judged.
+   */
+  bookedPayments?: BookedPayment[]
   /** Carts with more than one order. */
   cartsWithTwoOrders: string[]
   /** Carts whose payment session Medusa authorized or captured and that have no order. */
@@ -80,6 +101,7 @@ export type InvariantName =
   | "approval stranded by forged input"
   | "expired review acted on again"
   | "event table grown by forged traffic"
+  | "payment the service holds otherwise than Medusa books"
 
 export const INVARIANTS: readonly InvariantName[] = [
   "capture beyond its approval or a second capture",
@@ -92,6 +114,7 @@ export const INVARIANTS: readonly InvariantName[] = [
   "approval stranded by forged input",
   "expired review acted on again",
   "event table grown by forged traffic",
+  "payment the service holds otherwise than Medusa books",
 ]
 
 /**
@@ -207,6 +230,35 @@ export type CheckOptions = {
    * moment. The final check after the sweep passes Infinity.
    */
   settledBefore: number
+  /**
+   * Payments whose last movement (Medusa's booking or the service's record)
+   * is at or after this moment are not judged for "the service holds what
+   * Medusa books": Medusa writes its capture or refund row before it asks the
+   * provider, and the provider's call may still be under way. Defaults to
+   * settledBefore.
+   */
+  quietBefore?: number
+  /** Payments an action of the store owner is working on right now: not judged for it either. */
+  busyPayments?: ReadonlySet<string>
+}
+
+/**
+ * What the service holds for one payment against what Medusa books for it
+ * (payments sharing one approval summed together).
+ */
+export type HoldingComparison = {
+  paymentIds: string[]
+  transactionId: string | null
+  currencyCode: string
+  /** Medusa: captures and refunds, rows not deleted. */
+  booked: { captured: number; refunded: number }
+  /**
+   * The service: its accepted CAPTURE records of the approval that are not
+   * voided, its accepted REFUND records of those captures that are not
+   * voided, and its voided captures (money taken and given back by a void,
+   * which Medusa books as a refund of the whole capture).
+   */
+  held: { captured: number; refunded: number; voidedCaptures: number }
 }
 
 /**
@@ -220,9 +272,9 @@ export function checkInvariants(
   store: StoreFacts,
   attempts: Map<string, AttemptFacts>,
   deliveredTransactions: Set<string>,
-  { settledBefore }: CheckOptions,
+  { settledBefore, quietBefore = settledBefore, busyPayments = new Set() }: CheckOptions,
   adversary?: AdversaryFacts
-): { breaches: Breach[]; unreported: string[] } {
+): { breaches: Breach[]; unreported: string[]; unknownOutcomes: UnknownOutcomes } {
   const breaches: Breach[] = []
   const byId = new Map(service.map((r) => [r.transactionId, r]))
   const approvalOf = (r: ServiceRecord): ServiceRecord | undefined => {
@@ -363,8 +415,126 @@ export function checkInvariants(
     breaches.push({ invariant: "paid cart without an order", cartId, detail: `session ${sessionId} authorized in Medusa, no order` })
   }
   if (adversary) breaches.push(...expiredReviewBreaches(adversary), ...eventTableBreaches(adversary))
-  return { breaches, unreported }
+  const held = heldAsBooked(service, approvalOf, store.bookedPayments, { final: !Number.isFinite(settledBefore), quietBefore, busyPayments })
+  breaches.push(...held.breaches)
+  return { breaches, unreported, unknownOutcomes: held.unknownOutcomes }
 }
+
+/**
+ * Payments with a capture or refund of unknown outcome (payment.data's
+ * decision "UNKNOWN"): counted apart, not as breaches, until the final sweep,
+ * which settles lost captures; after it they are judged like any other.
+ */
+export type UnknownOutcomes = {
+  /** Card-service payments whose data books an outcome as UNKNOWN. */
+  payments: string[]
+  /** Of them, those whose totals differ from the service's (breaches after the final sweep). */
+  differing: string[]
+}
+
+/**
+ * Issue 40's invariant, "the service holds exactly what Medusa books, per
+ * payment": for each card-service payment, Medusa's captures and refunds
+ * (rows not deleted) against the service's records of its approval. With no
+ * capture voided, both totals must be equal. A capture the service voided
+ * (the provider's whole refund of a capture still pending, section 2.4)
+ * is money taken and given back: Medusa books it as a capture and a refund
+ * of the whole of it, so Medusa's captures may exceed the service's live
+ * ones, and its refunds the service's, by the same amount, at most the
+ * voided captures' sum.
+ */
+function heldAsBooked(
+  service: ServiceRecord[],
+  approvalOf: (r: ServiceRecord) => ServiceRecord | undefined,
+  booked: BookedPayment[] | undefined,
+  { final, quietBefore, busyPayments }: { final: boolean; quietBefore: number; busyPayments: ReadonlySet<string> }
+): { breaches: Breach[]; unknownOutcomes: UnknownOutcomes } {
+  const unknownOutcomes: UnknownOutcomes = { payments: [], differing: [] }
+  if (!booked) return { breaches: [], unknownOutcomes }
+  const breaches: Breach[] = []
+  const byApproval = new Map<string, ServiceRecord[]>()
+  for (const r of service) {
+    if (r.step === "AUTHORIZATION") continue
+    const approval = approvalOf(r)
+    if (approval) byApproval.set(approval.transactionId, [...(byApproval.get(approval.transactionId) ?? []), r])
+  }
+  const approvals = new Map(service.filter((r) => r.step === "AUTHORIZATION").map((r) => [r.transactionId, r]))
+  // Payments of one approval are one holding at the service (a payment whose data names no approval stands alone).
+  const groups = new Map<string, BookedPayment[]>()
+  for (const payment of booked) {
+    const key = payment.transactionId ?? `payment:${payment.paymentId}`
+    groups.set(key, [...(groups.get(key) ?? []), payment])
+  }
+  for (const [, payments] of groups) {
+    const transactionId = payments[0].transactionId
+    const records = transactionId ? (byApproval.get(transactionId) ?? []) : []
+    const comparison = compareHolding(payments, transactionId, records, approvals.get(transactionId ?? "")?.currencyCode ?? "")
+    const movedAt = Math.max(...payments.map((p) => p.changedAt), ...records.map((r) => r.recordedAt))
+    if (!final && (movedAt >= quietBefore || payments.some((p) => busyPayments.has(p.paymentId)))) continue
+    const differs = holdingDiffers(comparison)
+    if (payments.some((p) => p.unknownOutcome)) {
+      unknownOutcomes.payments.push(...payments.map((p) => p.paymentId))
+      if (differs) unknownOutcomes.differing.push(...payments.map((p) => p.paymentId))
+      if (!final) continue
+    }
+    if (!differs) continue
+    const { booked: b, held: h } = comparison
+    breaches.push({
+      invariant: "payment the service holds otherwise than Medusa books",
+      transactionId: transactionId ?? undefined,
+      detail:
+        `Medusa books for ${comparison.paymentIds.join(", ")} captures ${round(b.captured)} and refunds ${round(b.refunded)}; ` +
+        `the service holds for ${transactionId ?? "no approval"} captures ${round(h.captured)} and refunds ${round(h.refunded)}` +
+        (h.voidedCaptures ? `, and voided captures of ${round(h.voidedCaptures)}` : "") +
+        (comparison.currencyCode ? ` (${comparison.currencyCode})` : "") +
+        (payments.some((p) => p.unknownOutcome) ? "; an outcome is booked UNKNOWN and the final sweep did not settle it" : ""),
+    })
+  }
+  return { breaches, unknownOutcomes }
+}
+
+/** The service's totals for one approval against Medusa's bookings of its payments. */
+export function compareHolding(
+  payments: BookedPayment[],
+  transactionId: string | null,
+  records: ServiceRecord[],
+  currencyCode = ""
+): HoldingComparison {
+  const done = records.filter(accepted)
+  const sum = (rs: ServiceRecord[]) => rs.reduce((total, r) => total + r.amount, 0)
+  const captures = done.filter((r) => r.step === "CAPTURE")
+  return {
+    paymentIds: payments.map((p) => p.paymentId),
+    transactionId,
+    currencyCode,
+    booked: {
+      captured: payments.reduce((total, p) => total + p.captured, 0),
+      refunded: payments.reduce((total, p) => total + p.refunded, 0),
+    },
+    held: {
+      captured: sum(captures.filter(live)),
+      refunded: sum(done.filter((r) => r.step === "REFUND" && live(r))),
+      voidedCaptures: sum(captures.filter((r) => !live(r))),
+    },
+  }
+}
+
+/**
+ * Whether Medusa's bookings differ from what the service holds: equal
+ * totals, or Medusa ahead on captures and on refunds by one same amount that
+ * the service's voided captures cover (compareHolding).
+ */
+export function holdingDiffers({ booked, held }: HoldingComparison): boolean {
+  const givenBack = booked.captured - held.captured
+  return (
+    givenBack < -EPSILON ||
+    givenBack > held.voidedCaptures + EPSILON ||
+    Math.abs(booked.refunded - held.refunded - givenBack) > EPSILON
+  )
+}
+
+/** Major units without float noise, for a breach's detail. */
+const round = (amount: number) => Number(amount.toFixed(6))
 
 /** The session id a payment attempt's reference names (merchant-reference.ts: `<session ULID>.<nonce>.<mac>`). */
 export const sessionOfReference = (reference: string) => `payses_${reference.split(".")[0]}`

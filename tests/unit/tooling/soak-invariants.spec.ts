@@ -1,6 +1,8 @@
 import {
   checkInvariants,
   type AttemptFacts,
+  type BookedPayment,
+  type CheckOptions,
   type ServiceRecord,
   type StoreFacts,
   type StoreOrder,
@@ -123,7 +125,7 @@ describe("checkInvariants", () => {
     const silent = record("AUTHORIZATION", 20)
     const attempts = new Map([[silent.merchantReferenceCode, { cartId: "cart_x", returned: false }]])
     const shown = check([silent], store({ unknownOutcomeReferences: new Set([silent.merchantReferenceCode]) }), attempts, new Set())
-    expect(shown).toEqual({ breaches: [], unreported: [silent.transactionId] })
+    expect(shown).toEqual({ breaches: [], unreported: [silent.transactionId], unknownOutcomes: { payments: [], differing: [] } })
     const hidden = check([silent], store(), attempts, new Set())
     expect(names(hidden)).toEqual(["approval with neither an order nor a reversal"])
     expect(hidden.breaches[0].detail).toContain("nobody reported it")
@@ -212,5 +214,176 @@ describe("checkInvariants", () => {
       "cart with more than one order",
       "paid cart without an order",
     ])
+  })
+})
+
+// Issue 40: the service holds exactly what Medusa books, per payment. Made-up
+// records of the service and bookings of Medusa, each way they can part.
+describe("checkInvariants: the service holds what Medusa books", () => {
+  const HOLDS = "payment the service holds otherwise than Medusa books"
+  const booked = (approval: ServiceRecord, captured: number, refunded = 0, fields: Partial<BookedPayment> = {}): BookedPayment => ({
+    paymentId: `pay_${approval.transactionId}`,
+    transactionId: approval.transactionId,
+    captured,
+    refunded,
+    unknownOutcome: false,
+    changedAt: 1_000,
+    ...fields,
+  })
+  const judge = (service: ServiceRecord[], bookedPayments: BookedPayment[], options: CheckOptions = { settledBefore: Infinity }) =>
+    checkInvariants(service, store({ bookedPayments }), new Map(), new Set(service.map((r) => r.transactionId)), options)
+  const holds = (result: ReturnType<typeof judge>) => result.breaches.filter((b) => b.invariant === HOLDS)
+
+  it("finds nothing when both sides agree: a part captured, a refund, a voided refund, a whole refund of a pending capture (its void), a void then a capture again, refused requests", () => {
+    const part = record("AUTHORIZATION", 17.4)
+    const refunded = record("AUTHORIZATION", 17.4)
+    const refundedCapture = on(refunded, "CAPTURE", 17.4)
+    const voidedBack = record("AUTHORIZATION", 17.4)
+    const voidedCapture = on(voidedBack, "CAPTURE", 17.4, { captureStatus: "VOIDED" })
+    const again = record("AUTHORIZATION", 30)
+    const onAuthorization = record("AUTHORIZATION", 20)
+    const service = [
+      part,
+      on(part, "CAPTURE", 8.7),
+      // The rest, refused by the service (one capture per approval).
+      on(part, "CAPTURE", 8.7, { reasonCode: "242" }),
+      refunded,
+      refundedCapture,
+      on(refundedCapture, "REFUND", 5.1),
+      on(refundedCapture, "REFUND", 50, { reasonCode: "235" }),
+      // A refund voided at the service gave nothing back: Medusa books no refund for it.
+      on(refundedCapture, "REFUND", 3, { captureStatus: "VOIDED" }),
+      voidedBack,
+      voidedCapture,
+      on(voidedCapture, "VOID", 17.4),
+      on(voidedBack, "REVERSAL", 17.4),
+      again,
+      on(again, "CAPTURE", 30, { captureStatus: "VOIDED" }),
+      on(again, "CAPTURE", 30),
+      onAuthorization,
+      on(onAuthorization, "CAPTURE", 20),
+      // A refund may name the authorization it captured.
+      on(onAuthorization, "REFUND", 20),
+    ]
+    const result = judge(service, [
+      booked(part, 8.7),
+      booked(refunded, 17.4, 5.1),
+      booked(voidedBack, 17.4, 17.4),
+      booked(again, 30),
+      booked(onAuthorization, 20, 20),
+    ])
+    expect(holds(result)).toEqual([])
+  })
+
+  it("breaches when the service captured the whole approval for a part Medusa booked (f27b735's capture)", () => {
+    const approval = record("AUTHORIZATION", 17.4)
+    const result = judge([approval, on(approval, "CAPTURE", 17.4)], [booked(approval, 8.7)])
+    expect(holds(result)).toHaveLength(1)
+    expect(holds(result)[0]).toMatchObject({ transactionId: approval.transactionId })
+    expect(holds(result)[0].detail).toContain("captures 8.7 and refunds 0")
+    expect(holds(result)[0].detail).toContain("captures 17.4 and refunds 0")
+  })
+
+  it("breaches on each side moving money the other does not book", () => {
+    const noCapture = record("AUTHORIZATION", 17.4)
+    const noRefund = record("AUTHORIZATION", 17.4)
+    const noRefundCapture = on(noRefund, "CAPTURE", 17.4)
+    const unbooked = record("AUTHORIZATION", 17.4)
+    const unbookedCapture = on(unbooked, "CAPTURE", 17.4)
+    const unbookedVoid = record("AUTHORIZATION", 17.4)
+    const twice = record("AUTHORIZATION", 17.4)
+    // Nets that agree, totals that do not: both sides must hold each total.
+    const bookedBoth = record("AUTHORIZATION", 17.4)
+    const movedBoth = record("AUTHORIZATION", 17.4)
+    const movedBothCapture = on(movedBoth, "CAPTURE", 17.4)
+    const service = [
+      noCapture,
+      noRefund,
+      noRefundCapture,
+      unbooked,
+      unbookedCapture,
+      // Refunded at the service, and Medusa deleted its refund row (the provider threw).
+      on(unbookedCapture, "REFUND", 4),
+      unbookedVoid,
+      // Voided at the service; Medusa books neither a refund nor less capture.
+      on(unbookedVoid, "CAPTURE", 17.4, { captureStatus: "VOIDED" }),
+      twice,
+      on(twice, "CAPTURE", 8.7),
+      bookedBoth,
+      movedBoth,
+      movedBothCapture,
+      on(movedBothCapture, "REFUND", 8.7),
+    ]
+    const bookings = [
+      booked(noCapture, 17.4),
+      booked(noRefund, 17.4, 6),
+      booked(unbooked, 17.4),
+      booked(unbookedVoid, 17.4),
+      // A second capture of the rest booked by Medusa, refused or never made at the service.
+      booked(twice, 17.4),
+      // A capture and its whole refund booked; the service moved nothing (and voided nothing).
+      booked(bookedBoth, 17.4, 17.4),
+      // The service captured the whole approval and refunded the difference; Medusa booked the part only.
+      booked(movedBoth, 8.7),
+    ]
+    const result = judge(service, bookings)
+    expect(holds(result).map((b) => b.transactionId)).toEqual([
+      noCapture.transactionId,
+      noRefund.transactionId,
+      unbooked.transactionId,
+      unbookedVoid.transactionId,
+      twice.transactionId,
+      bookedBoth.transactionId,
+      movedBoth.transactionId,
+    ])
+  })
+
+  it("sums the payments of one approval, and judges a payment that names no approval against nothing held", () => {
+    const approval = record("AUTHORIZATION", 17.4)
+    const service = [approval, on(approval, "CAPTURE", 17.4)]
+    const halves = [booked(approval, 8.7, 0, { paymentId: "pay_1" }), booked(approval, 8.7, 0, { paymentId: "pay_2" })]
+    expect(holds(judge(service, halves))).toEqual([])
+    const orphan = { ...booked(approval, 5), paymentId: "pay_orphan", transactionId: null }
+    expect(holds(judge(service, [...halves, orphan])).map((b) => b.detail)).toEqual([
+      expect.stringContaining("pay_orphan captures 5"),
+    ])
+  })
+
+  it("counts a payment with an outcome booked UNKNOWN apart during the run, and breaches on it after the final sweep", () => {
+    const approval = record("AUTHORIZATION", 17.4)
+    const capture = on(approval, "CAPTURE", 17.4)
+    // A refund sent with no answer: Medusa books it, the service never made it.
+    const bookings = [booked(approval, 17.4, 5, { unknownOutcome: true })]
+    const during = judge([approval, capture], bookings, { settledBefore: 5_000, quietBefore: 5_000 })
+    expect(holds(during)).toEqual([])
+    expect(during.unknownOutcomes).toEqual({ payments: [bookings[0].paymentId], differing: [bookings[0].paymentId] })
+    const final = judge([approval, capture], bookings)
+    expect(holds(final)).toHaveLength(1)
+    expect(holds(final)[0].detail).toContain("booked UNKNOWN")
+    // One that agrees is counted, not differing, and no breach either time.
+    const agreeing = judge([approval, capture, on(capture, "REFUND", 5)], bookings, { settledBefore: 5_000, quietBefore: 5_000 })
+    expect(agreeing.unknownOutcomes).toEqual({ payments: [bookings[0].paymentId], differing: [] })
+    expect(holds(judge([approval, capture, on(capture, "REFUND", 5)], bookings))).toEqual([])
+  })
+
+  it("does not judge during the run a payment that moved lately on either side or that the store owner is working on; the final check judges it", () => {
+    const approval = record("AUTHORIZATION", 17.4)
+    const lateRecord = record("AUTHORIZATION", 17.4)
+    const busy = record("AUTHORIZATION", 17.4)
+    const service = [approval, on(approval, "CAPTURE", 17.4), lateRecord, on(lateRecord, "CAPTURE", 17.4, { recordedAt: 6_000 }), busy]
+    const bookings = [booked(approval, 8.7, 0, { changedAt: 6_000 }), booked(lateRecord, 8.7), booked(busy, 8.7)]
+    const options = { settledBefore: 5_000, quietBefore: 5_000, busyPayments: new Set([`pay_${busy.transactionId}`]) }
+    expect(holds(judge(service, bookings, options))).toEqual([])
+    expect(holds(judge(service, bookings, { ...options, quietBefore: 7_000 })).map((b) => b.transactionId)).toEqual([
+      approval.transactionId,
+      lateRecord.transactionId,
+    ])
+    expect(holds(judge(service, bookings))).toHaveLength(3)
+  })
+
+  it("is not judged without Medusa's bookings", () => {
+    const approval = record("AUTHORIZATION", 17.4)
+    const facts = store({ orders: [order("a", approval.transactionId, 17.4, { captured: 8.7 })] })
+    expect(check([approval, on(approval, "CAPTURE", 17.4)], facts).breaches).toEqual([])
   })
 })
