@@ -10,7 +10,7 @@ import type { Cluster } from "./load-cluster"
 import type { Forgery } from "./soak-adversary"
 import type { AppliedFault } from "./soak-faults"
 import { effectWindow } from "./soak-faults"
-import { LOOK_SPREAD_MS, type AttemptFacts, type Breach, type ExpiredReview, type ServiceRecord, type StoreFacts, type StoreOrder } from "./soak-invariants"
+import { LOOK_SPREAD_MS, type AttemptFacts, type BookedPayment, type Breach, type ExpiredReview, type ServiceRecord, type StoreFacts, type StoreOrder } from "./soak-invariants"
 import type { SoakCheckout } from "./soak-shoppers"
 import type { ReviewTiming } from "./soak-time"
 
@@ -193,6 +193,7 @@ export async function storeFacts(cluster: Cluster, settledBefore: number): Promi
                          WHERE oc.cart_id = cpc.cart_id AND oc.deleted_at IS NULL)`,
     [before]
   )
+  const booked = await bookedPayments(cluster)
   const unknown = await cluster.query(
     `SELECT jsonb_array_elements_text(metadata->'card_service'->'reconcile'->'references') AS reference
        FROM payment_session
@@ -204,7 +205,35 @@ export async function storeFacts(cluster: Cluster, settledBefore: number): Promi
     cartsWithTwoOrders: twice.map((r) => r.cart_id),
     paidCartsWithoutOrder: paidWithout.map((r) => ({ cartId: r.cart_id, sessionId: r.session_id })),
     unknownOutcomeReferences: new Set(unknown.map((r) => r.reference)),
+    bookedPayments: booked,
   }
+}
+
+/**
+ * Every card-service payment not deleted, with the sums of its capture and
+ * refund rows that are not deleted (what Medusa books), whether its data
+ * books an outcome as UNKNOWN, and when it last changed (issue 40).
+ */
+export async function bookedPayments(cluster: Cluster): Promise<BookedPayment[]> {
+  const rows = await cluster.query(
+    `SELECT p.id, p.data->>'transaction_id' AS transaction_id,
+            (SELECT coalesce(sum(c.amount), 0) FROM capture c WHERE c.payment_id = p.id AND c.deleted_at IS NULL) AS captured,
+            (SELECT coalesce(sum(r.amount), 0) FROM refund r WHERE r.payment_id = p.id AND r.deleted_at IS NULL) AS refunded,
+            greatest(p.updated_at,
+                     (SELECT max(c.created_at) FROM capture c WHERE c.payment_id = p.id),
+                     (SELECT max(r.created_at) FROM refund r WHERE r.payment_id = p.id)) AS changed_at,
+            coalesce(p.data->'transactions' @> '[{"decision": "UNKNOWN"}]'::jsonb, false) AS unknown_outcome
+       FROM payment p
+      WHERE p.deleted_at IS NULL AND p.provider_id LIKE 'pp\\_card-service\\_%'`
+  )
+  return rows.map((row) => ({
+    paymentId: row.id,
+    transactionId: row.transaction_id,
+    captured: Number(row.captured),
+    refunded: Number(row.refunded),
+    unknownOutcome: row.unknown_outcome === true,
+    changedAt: new Date(row.changed_at).getTime(),
+  }))
 }
 
 /**
@@ -291,6 +320,12 @@ export async function historyOf(
         `${checkout.startedAt ? `, from ${at(checkout.startedAt)}` : ""}${checkout.endedAt ? ` to ${at(checkout.endedAt)}` : ""}` +
         `${checkout.error ? `, error: ${checkout.error}` : ""}`
     )
+    if (checkout.owner) {
+      lines.push(
+        `  store owner: ${checkout.owner.action}${checkout.owner.at ? ` at ${at(checkout.owner.at)}` : ""}: ${checkout.owner.outcome ?? "under way"}` +
+          (checkout.owner.steps?.length ? ` (${checkout.owner.steps.join("; ")})` : "")
+      )
+    }
   }
   if (cartId) {
     const rows = await cluster.query(
@@ -308,7 +343,9 @@ export async function historyOf(
       )
     }
     const payments = await cluster.query(
-      `SELECT oc.order_id, p.id, p.amount, p.currency_code, p.captured_at, p.canceled_at, p.data->'transactions' AS log
+      `SELECT oc.order_id, p.id, p.amount, p.currency_code, p.captured_at, p.canceled_at, p.provider_id, p.data->'transactions' AS log,
+              (SELECT json_agg(c.amount ORDER BY c.created_at) FROM capture c WHERE c.payment_id = p.id AND c.deleted_at IS NULL) AS captures,
+              (SELECT json_agg(r.amount ORDER BY r.created_at) FROM refund r WHERE r.payment_id = p.id AND r.deleted_at IS NULL) AS refunds
          FROM order_cart oc
          LEFT JOIN order_payment_collection opc ON opc.order_id = oc.order_id
          LEFT JOIN payment p ON p.payment_collection_id = opc.payment_collection_id
@@ -319,7 +356,9 @@ export async function historyOf(
     for (const p of payments) {
       lines.push(
         `  store order ${p.order_id}: payment ${p.id ?? "none"} ${p.amount ?? ""} ${p.currency_code ?? ""}, ` +
-          `captured ${p.captured_at ? "yes" : "no"}, canceled ${p.canceled_at ? "yes" : "no"}, log ${JSON.stringify(p.log ?? [])}`
+          `captured ${p.captured_at ? "yes" : "no"}, canceled ${p.canceled_at ? "yes" : "no"}` +
+          (p.id ? `, provider ${p.provider_id}, captures booked ${JSON.stringify(p.captures ?? [])}, refunds booked ${JSON.stringify(p.refunds ?? [])}` : "") +
+          `, log ${JSON.stringify(p.log ?? [])}`
       )
     }
   }

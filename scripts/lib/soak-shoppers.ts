@@ -76,6 +76,10 @@ export type SoakCheckout = {
   /** Store calls before the payment (cart, form) that failed and were made again, as a shopper reloads. */
   storeErrors: number
   error?: string
+  /** The card-service provider the shopper paid with: the store's (automatic capture) or the authorize-only one (the owner captures). */
+  providerId?: string
+  /** What the store owner did with the order afterwards (soak-admin.ts), when the run's mix gave it an action. */
+  owner?: { action: string; at?: number; outcome?: string; steps?: string[] }
 }
 
 /** How long a shopper with a "pending" answer polls before it gives up (a killed instance's cart lock lasts 120 s). */
@@ -189,7 +193,12 @@ export function soakShopper(
   const expectedOf = (scenario: Scenario): Outcome =>
     scenario === "never-returns" ? "left" : ["challenge-fail", "decline", "partial"].includes(scenario) ? "failed" : "order"
 
-  return async function shopOnce(scenario: Scenario): Promise<SoakCheckout> {
+  /**
+   * `providerId`: the card-service provider the shopper pays with, the
+   * store's (automatic capture) unless the store owner is to capture this
+   * order by hand (AUTHORIZE_ONLY_PROVIDER_ID, soak-admin.ts).
+   */
+  return async function shopOnce(scenario: Scenario, providerId: string = CARD_PROVIDER_ID): Promise<SoakCheckout> {
     const checkout: SoakCheckout = {
       scenario,
       attempts: [],
@@ -197,9 +206,10 @@ export function soakShopper(
       expected: expectedOf(scenario),
       serviceErrors: 0,
       storeErrors: 0,
+      ...(providerId === CARD_PROVIDER_ID ? {} : { providerId }),
     }
     try {
-      const { cartId, sessionId } = await retried(checkout, () => shop.cartReadyToPay(CARD_PROVIDER_ID))
+      const { cartId, sessionId } = await retried(checkout, () => shop.cartReadyToPay(providerId))
       Object.assign(checkout, { cartId, sessionId })
 
       /** Pays one form; on a service error the shopper reloads the pay page and pays with a new form, up to three times. */
@@ -284,10 +294,10 @@ export function soakShopper(
           // Medusa dropped the session with the cart's change: a new one, paid again.
           const { payment_collection } = await retried(checkout, () => shop.call("POST", "/store/payment-collections", { cart_id: cartId }))
           const { payment_collection: renewed } = await retried(checkout, () =>
-            shop.call("POST", `/store/payment-collections/${payment_collection.id}/payment-sessions`, { provider_id: CARD_PROVIDER_ID })
+            shop.call("POST", `/store/payment-collections/${payment_collection.id}/payment-sessions`, { provider_id: providerId })
           )
           const session = renewed.payment_sessions.find(
-            (s: { id: string; provider_id: string }) => s.provider_id === CARD_PROVIDER_ID && s.id !== sessionId
+            (s: { id: string; provider_id: string }) => s.provider_id === providerId && s.id !== sessionId
           ).id
           checkout.sessionId = session
           const renewedPay = await pay(session, await formFor(session, checkout), pick(CARDS.frictionless))
