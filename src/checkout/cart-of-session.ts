@@ -7,10 +7,17 @@ export async function cartOfSession(
   session: Pick<PaymentSessionDTO, "payment_collection_id">
 ): Promise<{
   cartId: string | null
+  /** The cart's order, once the cart became one. */
   orderId: string | null
   email: string | null
   /** The cart's BCP 47 locale, when the storefront set one: the shopper's language. */
   locale: string | null
+  /**
+   * No cart: the order whose own payment collection this is, the amount an
+   * order edit left owing (order-balance.ts). The order exists before this
+   * session is paid, so it is not `orderId`.
+   */
+  balanceOf?: string | null
 }> {
   const query = container.resolve(ContainerRegistrationKeys.QUERY)
   const { data: links } = await query.graph({
@@ -20,7 +27,18 @@ export async function cartOfSession(
   })
   const cartId: string | null = links[0]?.cart_id ?? null
   if (!cartId) {
-    return { cartId: null, orderId: null, email: null, locale: null }
+    // Medusa links a cart's collection to its order too, so only a
+    // collection with no cart is read for an order of its own.
+    const { data: owners } = await query.graph({
+      entity: "order_payment_collection",
+      fields: ["order_id"],
+      filters: { payment_collection_id: session.payment_collection_id },
+    })
+    const balanceOf: string | null = owners[0]?.order_id ?? null
+    const { data: orders } = balanceOf
+      ? await query.graph({ entity: "order", fields: ["id", "email"], filters: { id: balanceOf } })
+      : { data: [] }
+    return { cartId: null, orderId: null, email: orders[0]?.email ?? null, locale: null, balanceOf }
   }
   const [{ data: carts }, { data: orders }] = await Promise.all([
     query.graph({ entity: "cart", fields: ["id", "email", "locale"], filters: { id: cartId } }),

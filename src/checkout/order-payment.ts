@@ -185,7 +185,7 @@ async function finishUnderCartLock(
 }
 
 /** The order transactions completeCartWorkflow records for a payment's captures, those it lacks. */
-async function recordCaptures(
+export async function recordCaptures(
   container: MedusaContainer,
   session: Pick<PaymentSessionDTO, "payment">,
   orderId: string

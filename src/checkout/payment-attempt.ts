@@ -8,6 +8,8 @@ import { CallBudgetExceeded } from "./call-budget"
 import { formCodeFor } from "./form-codes"
 import { loadCardServiceSession } from "./provider-lookup"
 import { cartOfSession } from "./cart-of-session"
+import { matchesMedusaRecord } from "./medusa-record"
+import { balanceStillOwed } from "./order-balance"
 
 export type PaymentAttempt =
   | {
@@ -45,21 +47,32 @@ export async function preparePaymentAttempt(
     return { kind: "unknown" }
   }
   const { session, provider } = found
-  const { cartId, orderId, locale } = await cartOfSession(container, session)
+  const { cartId, orderId, locale, balanceOf } = await cartOfSession(container, session)
   if (orderId || session.status === "authorized" || session.status === "captured") {
-    return { kind: "finished", orderId, provider, cartLocale: locale }
+    return { kind: "finished", orderId: orderId ?? balanceOf ?? null, provider, cartLocale: locale }
   }
   const data = provider.verifySession(session.data, session.id)
-  if (!data) {
+  // Sealed terms Medusa does not record for the session are not paid for:
+  // settlement would refuse the approval (settle-payment.ts).
+  if (!data || !matchesMedusaRecord(data, session)) {
     return { kind: "tampered", provider, cartLocale: locale }
+  }
+  if (balanceOf) {
+    // What an order edit left owing: only while the order still owes it.
+    const owed = await balanceStillOwed(container, session, balanceOf)
+    if (owed === "closed") return { kind: "unknown" }
+    if (owed === "changed") return { kind: "tampered", provider, cartLocale: locale }
   }
 
   const query = container.resolve(ContainerRegistrationKeys.QUERY)
-  const { data: carts } = cartId
+  // The billing fields come from the cart, or for an order's outstanding
+  // amount from the order.
+  const billingSource = cartId ? { entity: "cart", id: cartId } : balanceOf ? { entity: "order", id: balanceOf } : null
+  const { data: carts } = billingSource
     ? await query.graph({
-        entity: "cart",
+        entity: billingSource.entity,
         fields: ["id", "email", "billing_address.*", "shipping_address.*"],
-        filters: { id: cartId },
+        filters: { id: billingSource.id },
       })
     : { data: [] }
 

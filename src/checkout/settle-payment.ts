@@ -6,17 +6,18 @@ import type {
   PaymentSessionDTO,
 } from "@medusajs/framework/types"
 import { Modules } from "@medusajs/framework/utils"
-import { toMinorUnits } from "../lib/money"
 import { ordersOnHoldSupported } from "../providers/card-service/orders-on-hold"
-import type { CardServiceSessionData } from "../providers/card-service/session-data"
+import type { CardServiceSessionData, FailureReason } from "../providers/card-service/session-data"
 import type CardServiceProviderService from "../providers/card-service/service"
 import { isUnderReview } from "../providers/card-service/status-mapping"
 import { traceSettlement } from "../observability/settlement-telemetry"
 import { releaseLateApproval, releaseOrphan, releaseRefusedApproval } from "./approval-release"
 import { attachToSession, attachTransaction } from "./attach-transaction"
 import { cartOfSession } from "./cart-of-session"
-import { anonymousHint } from "./hint-admission"
+import { anonymousHint, mayLookUpOrphan } from "./hint-admission"
 import { finishOrderPayment } from "./order-payment"
+import { matchesMedusaRecord } from "./medusa-record"
+import { authorizeForOrder, balanceFailure, balanceStillOwed } from "./order-balance"
 import { loadCardServiceSession } from "./provider-lookup"
 import { settleReview } from "./review-verdict"
 import { settledAlready } from "./settled-check"
@@ -89,8 +90,14 @@ async function settleSession(
   hint: SettleHint
 ): Promise<SettleOutcome> {
   const paymentModule = container.resolve<IPaymentModuleService>(Modules.PAYMENT)
-  const { cartId, orderId, email, locale } = await cartOfSession(container, session)
+  const { cartId, orderId, email, locale, balanceOf } = await cartOfSession(container, session)
   const data = provider.verifySession(session.data, session.id)
+  if (balanceOf && session.authorized_at) {
+    // What an order edit left owing, paid already: as for a cart's order, any
+    // other approval the hint names (a second tab) is reversed.
+    const released = await releaseLateApproval(provider, data, session, hint)
+    return { kind: "order", orderId: balanceOf, cartId: null, balance: true, ...(released ? { secondPaymentReleased: true } : {}) }
+  }
   if (orderId && cartId) {
     const released = await releaseLateApproval(provider, data, session, hint)
     // The order may have been made by a completion that died before it
@@ -141,6 +148,13 @@ async function settleSession(
     }
   }
 
+  if (balanceOf) {
+    // Nothing more is owed under this session (the order was canceled, or
+    // edited again so that it owes another amount): no approval is kept for it.
+    const owed = await balanceStillOwed(container, session, balanceOf)
+    if (owed !== "owed") return await refuseBalance(paymentModule, provider, session, data, hint, balanceFailure(owed, balanceOf))
+  }
+
   let current = data
   if (hint.transactionId && hint.transactionId !== data.transaction_id) {
     anonymousHint(provider, session.id, hint)
@@ -171,11 +185,17 @@ async function settleSession(
   }
   // Marked for review (480): where Medusa places orders on hold, the cart
   // becomes an order whose payment awaits the verdict; elsewhere it waits.
-  const onHold = current.state === "pending" && isUnderReview(current.failure?.code ?? "") && ordersOnHoldSupported()
+  // (Not for an order's outstanding amount: no order is placed on hold for
+  // it; the session waits for the verdict, which the sweep asks for.)
+  const onHold =
+    !balanceOf && current.state === "pending" && isUnderReview(current.failure?.code ?? "") && ordersOnHoldSupported()
   if (current.failure && !onHold) {
     return current.state === "pending"
       ? { kind: "pending", cartId }
       : { kind: "failed", cartId, failure: current.failure }
+  }
+  if (balanceOf) {
+    return await authorizeForOrder(container, session.id, balanceOf)
   }
   if (!cartId) {
     return {
@@ -197,21 +217,35 @@ async function settleSession(
   return outcome
 }
 
+/**
+ * A session of an order's own collection whose amount is no longer owed:
+ * the approval the result names, or the one attached, is reversed when it
+ * is this session's (as an orphan's is: releaseOrphanedApproval, and an
+ * anonymous result only when it carries this session's reference). A
+ * released approval that was attached fails the session, so that the sweep
+ * does not take it up again.
+ */
+async function refuseBalance(
+  paymentModule: IPaymentModuleService,
+  provider: CardServiceProviderService,
+  session: PaymentSessionDTO,
+  data: CardServiceSessionData,
+  hint: SettleHint,
+  failure: FailureReason
+): Promise<SettleOutcome> {
+  const transactionId = hint.transactionId ?? data.transaction_id ?? undefined
+  if (transactionId && mayLookUpOrphan(provider, session.id, hint)) {
+    await provider.releaseOrphanedApproval(session.id, transactionId)
+    if (transactionId === data.transaction_id && data.state !== "failed") {
+      await attachToSession(paymentModule, provider, session, { ...data, failure, state: "failed" })
+    }
+  }
+  return { kind: "failed", cartId: null, failure }
+}
+
 /** A transaction attached whose result is a review (480), no verdict yet as far as the session knows. */
 export function awaitingVerdict(data: CardServiceSessionData): boolean {
   return data.state === "pending" && isUnderReview(data.failure?.code ?? "")
-}
-
-/** The session's sealed terms must be Medusa's own amount and currency for it. */
-function matchesMedusaRecord(data: CardServiceSessionData, session: PaymentSessionDTO): boolean {
-  try {
-    return (
-      data.currency_code === session.currency_code.toLowerCase() &&
-      toMinorUnits(session.amount as never, session.currency_code).toString() === data.amount_minor
-    )
-  } catch {
-    return false
-  }
 }
 
 async function completeCart(

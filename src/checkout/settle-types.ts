@@ -13,14 +13,21 @@ export type SettleHint = {
 
 export type SettleOutcome =
   /**
-   * The cart is an order (now or before). `secondPaymentReleased`: the hint
+   * The cart is an order (now or before), or the order's outstanding amount
+   * is authorized (`balance`). `secondPaymentReleased`: the hint
    * named another approval of this session (a second tab paid too), which was
    * reversed.
    */
   | {
       kind: "order"
       orderId: string
-      cartId: string
+      /** Null for a session of the order's own collection (`balance`). */
+      cartId: string | null
+      /**
+       * The session paid what an order edit left owing (order-balance.ts):
+       * authorized for the order, no cart.
+       */
+      balance?: true
       secondPaymentReleased?: boolean
       /** The order had no payment (its completion died) and this settlement recorded it (order-payment.ts). */
       paymentRecorded?: boolean

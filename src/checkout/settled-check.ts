@@ -5,7 +5,8 @@ import { cartOfSession } from "./cart-of-session"
 import type { SettleHint, SettleOutcome } from "./settle-types"
 import { readSettledMark, writeSettledMark } from "./settled-marks"
 
-type OrderOutcome = Extract<SettleOutcome, { kind: "order" }>
+/** A cart's order (a session of an order's own collection is never answered from here). */
+type OrderOutcome = Extract<SettleOutcome, { kind: "order" }> & { cartId: string }
 
 /**
  * Read-only, before any lock: the cart is already an order and the hint names

@@ -319,7 +319,9 @@ function noteFor(outcome: SettleOutcome, now: Date, answeredHint?: string): Reco
       return {
         status: "order_created",
         at,
-        message: `verified the reported result and completed the cart as order ${outcome.orderId}`,
+        message: outcome.balance
+          ? `verified the reported result and authorized the amount order ${outcome.orderId} owed after an edit`
+          : `verified the reported result and completed the cart as order ${outcome.orderId}`,
       }
     case "released":
       return {

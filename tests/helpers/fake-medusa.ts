@@ -33,7 +33,10 @@ export { recordingResponse } from "./recording-response"
  *   change makes it fail ("already has an existing active order change");
  * - authorizePaymentSessionForOrderWorkflow refuses a session not in
  *   `pending_authorization`, then authorizes it as the payment module does;
- * - the event bus (Modules.EVENT_BUS) keeps what was emitted.
+ * - the event bus (Modules.EVENT_BUS) keeps what was emitted;
+ * - an order's own payment collection (addOrderBalance: what an order edit
+ *   left owing) is linked to the order and to no cart, with Medusa's status
+ *   and amount, and authorizing its session marks it authorized.
  * The provider is a real CardServiceProviderService (on the in-process
  * sandbox, tests/helpers/provider-sandbox.ts).
  *
@@ -156,7 +159,17 @@ const notFound = (what: string) => new MedusaError(MedusaError.Types.NOT_FOUND, 
 /** The payment module's part settlement uses. */
 export class FakePaymentModule {
   readonly sessions = new Map<string, FakeSession>()
-  readonly collections = new Map<string, { id: string; metadata: Record<string, unknown> | null }>()
+  readonly collections = new Map<
+    string,
+    {
+      id: string
+      metadata: Record<string, unknown> | null
+      /** An order's own collection (addOrderBalance): what query.graph reads of it. */
+      status?: string
+      amount?: number
+      currency_code?: string
+    }
+  >()
   readonly providers = new Map<string, CardServiceProviderService>()
   /** Providers the store disabled (Medusa's `is_enabled: false`). */
   readonly disabledProviders = new Set<string>()
@@ -261,6 +274,9 @@ export class FakePaymentModule {
     }
     session.status = "authorized"
     session.authorized_at = new Date()
+    // maybeUpdatePaymentCollection_: one session for the whole amount.
+    const collection = this.collections.get(session.payment_collection_id)
+    if (collection?.status) collection.status = "authorized"
   }
 
   session(id: string): FakeSession {
@@ -280,6 +296,7 @@ type Cart = { id: string; email: string | null; locale: string | null; collectio
 
 export type FakeOrder = {
   id: string
+  email?: string | null
   status: "pending" | "completed" | "canceled"
   created_at: Date
   /** Medusa will not cancel an order with a fulfillment that is not canceled. */
@@ -418,6 +435,8 @@ export class FakeCarts {
   readonly orders: Map<string, string>
   /** Each completion the workflow was asked for, by cart id. */
   readonly completions: string[] = []
+  /** payment collection id → order id, for collections of an order with no cart (addOrderBalance). */
+  readonly orderCollections = new Map<string, string>()
   /** Set to make query.graph fail (a database outage). */
   failQuery: Error | null = null
   private orderCount_ = 0
@@ -458,6 +477,15 @@ export class FakeCarts {
         case "order": {
           const order = this.orders_.orders.get(filters.id)
           return { data: order ? [{ ...order }] : [] }
+        }
+        // An order's own payment collection (an order edit's outstanding amount): no cart.
+        case "order_payment_collection": {
+          const orderId = this.orderCollections.get(filters.payment_collection_id)
+          return { data: orderId ? [{ order_id: orderId }] : [] }
+        }
+        case "payment_collection": {
+          const collection = this.payments_.collections.get(filters.id)
+          return { data: collection ? [{ ...collection }] : [] }
         }
         default:
           throw new Error(`fake query.graph knows no entity ${entity}`)
@@ -515,6 +543,21 @@ export type FakeMedusa = {
     email?: string | null
     locale?: string | null
   }) => { cartId: string; collectionId: string }
+  /**
+   * What an order edit left owing: a placed order (pending) with a payment
+   * collection of its own, linked to no cart, and one session of the
+   * provider on it. Returns the ids.
+   */
+  addOrderBalance: (input: {
+    providerId: string
+    sessionId: string
+    data: Record<string, unknown>
+    amount?: number
+    currencyCode?: string
+    email?: string | null
+    /** The collection's status (Medusa's: not_paid until a session is authorized). */
+    status?: string
+  }) => { orderId: string; collectionId: string }
 }
 
 let carts = 0
@@ -574,6 +617,25 @@ export function fakeMedusa(): FakeMedusa {
       })
       cartStore.carts.set(cartId, { id: cartId, email, locale, collectionId })
       return { cartId, collectionId }
+    },
+    addOrderBalance: ({ providerId, sessionId, data, amount = 12.5, currencyCode = "eur", email = "ada@example.com", status = "not_paid" }) => {
+      const n = ++carts
+      const orderId = `order_placed_${n}`
+      const collectionId = `pay_col_${n}`
+      orders.orders.set(orderId, { id: orderId, email, status: "pending", created_at: new Date(), fulfillments: [] })
+      payments.collections.set(collectionId, { id: collectionId, metadata: null, status, amount, currency_code: currencyCode })
+      payments.sessions.set(sessionId, {
+        id: sessionId,
+        provider_id: providerId,
+        amount,
+        currency_code: currencyCode,
+        data,
+        metadata: null,
+        payment_collection_id: collectionId,
+        status: "pending",
+      })
+      cartStore.orderCollections.set(collectionId, orderId)
+      return { orderId, collectionId }
     },
   }
 }

@@ -29,6 +29,10 @@ const BY_CODE: Readonly<Record<string, MessageKey>> = {
   cart_changed: "failure.cartChanged",
   tampered: "failure.restart",
   no_cart: "failure.restart",
+  // An order's outstanding amount (checkout/order-balance.ts): owed another
+  // amount now, or nothing any more.
+  balance_changed: "failure.mismatch",
+  balance_closed: "failure.restart",
 }
 
 export function failureMessageKey(code: string): MessageKey {

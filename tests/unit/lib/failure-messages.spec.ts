@@ -25,6 +25,8 @@ describe("failureMessageKey: what a shopper reads for a failure code", () => {
     ["cart_changed", "failure.cartChanged"],
     ["tampered", "failure.restart"],
     ["no_cart", "failure.restart"],
+    ["balance_changed", "failure.mismatch"],
+    ["balance_closed", "failure.restart"],
     ["foreign_transaction", "failure.generic"],
     ["anything else", "failure.generic"],
   ])("%s -> %s", (code, key) => {

@@ -1,0 +1,271 @@
+import { preparePaymentAttempt } from "../../src/checkout/payment-attempt"
+import { settlePayment, type SettleHint } from "../../src/checkout/settle-payment"
+import type { CardServiceSessionData } from "../../src/providers/card-service/session-data"
+import type CardServiceProviderService from "../../src/providers/card-service/service"
+import { fakeMedusa, type FakeMedusa } from "../helpers/fake-medusa"
+import {
+  CARDS,
+  followOns,
+  newSessionId,
+  payInBrowser,
+  providerOnSandbox,
+  startSession,
+  type Card,
+  type ProviderEnv,
+} from "../helpers/provider-sandbox"
+
+jest.mock("@medusajs/medusa/core-flows", () => require("../helpers/fake-medusa").fakeCoreFlows)
+
+/**
+ * What an order edit left owing (checkout/order-balance.ts): a session on the
+ * order's own payment collection, with no cart, settled on the real
+ * in-process sandbox and the fake Medusa. The integration spec
+ * (integration-tests/http/order-edit-payment.spec.ts) runs the same through
+ * Medusa's order edits and admin API.
+ */
+
+let env: ProviderEnv
+let provider: CardServiceProviderService
+
+beforeAll(async () => {
+  env = await providerOnSandbox()
+  provider = env.provider({ anonymousCallRate: 10_000 })
+})
+afterAll(async () => {
+  await env.close()
+})
+
+type Balance = {
+  medusa: FakeMedusa
+  sessionId: string
+  orderId: string
+  collectionId: string
+  data: CardServiceSessionData
+  pay: (card?: Card) => Promise<string>
+  reversals: (transactionId: string) => unknown[]
+}
+
+/** An order owing 12.50 EUR after an edit, with a card-service session on its collection. */
+async function balance(options: { status?: string } = {}): Promise<Balance> {
+  const medusa = fakeMedusa()
+  const providerId = medusa.addProvider(provider)
+  const sessionId = newSessionId()
+  const data = await startSession(provider, { amount: 12.5, currency_code: "eur" }, sessionId)
+  const { orderId, collectionId } = medusa.addOrderBalance({
+    providerId,
+    sessionId,
+    data: data as unknown as Record<string, unknown>,
+    amount: 12.5,
+    status: options.status,
+    email: "ada@example.com",
+  })
+  return {
+    medusa,
+    sessionId,
+    orderId,
+    collectionId,
+    data,
+    pay: (card = CARDS.approved) => payInBrowser(env.sandbox, provider, data, card),
+    reversals: (transactionId) => followOns(env.sandbox, "REVERSAL", transactionId),
+  }
+}
+
+const hint = (transactionId?: string): SettleHint => ({ transactionId, source: "callback" })
+/** A callback as the service sends it: with the reference of the session it paid. */
+const result = (b: Balance, transactionId: string): SettleHint => ({
+  transactionId,
+  merchantReferenceCode: provider.newReference(b.sessionId),
+  source: "callback",
+})
+const settle = (b: Balance, h: SettleHint) => settlePayment(b.medusa.container as never, b.sessionId, h)
+const session = (b: Balance) => b.medusa.payments.session(b.sessionId)
+const collection = (b: Balance) => b.medusa.payments.collections.get(b.collectionId)!
+const serviceCalls = () => Object.values(env.sandbox.requestCounts()).reduce((sum, n) => sum + n, 0)
+
+describe("settling what an order edit left owing", () => {
+  it("authorizes the session for the order, completes no cart and reverses nothing", async () => {
+    const b = await balance()
+    const tx = await b.pay()
+
+    expect(await settle(b, hint(tx))).toEqual({ kind: "order", orderId: b.orderId, cartId: null, balance: true })
+    expect(session(b)).toMatchObject({ status: "authorized" })
+    expect(session(b).authorized_at).toBeTruthy()
+    expect(session(b).data.transaction_id).toBe(tx)
+    expect(collection(b).status).toBe("authorized")
+    expect(b.medusa.carts.completions).toEqual([])
+    expect(b.medusa.payments.authorizations).toBe(1)
+    expect(b.reversals(tx)).toHaveLength(0)
+  })
+
+  it("answers a second copy of the result with the same order, authorizing once and asking the service nothing", async () => {
+    const b = await balance()
+    const tx = await b.pay()
+    await settle(b, hint(tx))
+    const before = serviceCalls()
+
+    expect(await settle(b, hint(tx))).toEqual({ kind: "order", orderId: b.orderId, cartId: null, balance: true })
+    expect(b.medusa.payments.authorizations).toBe(1)
+    expect(serviceCalls()).toBe(before)
+  })
+
+  it("reverses a second tab's approval once the amount is paid", async () => {
+    const b = await balance()
+    const first = await b.pay()
+    await settle(b, hint(first))
+    const second = await b.pay()
+
+    expect(await settle(b, hint(second))).toEqual({
+      kind: "order",
+      orderId: b.orderId,
+      cartId: null,
+      balance: true,
+      secondPaymentReleased: true,
+    })
+    expect(b.reversals(second)).toHaveLength(1)
+    expect(b.reversals(first)).toHaveLength(0)
+    expect(session(b).data.transaction_id).toBe(first)
+  })
+
+  it.each([
+    ["amount", { amount: 12 }],
+    ["currency", { currency_code: "usd" }],
+  ])("refuses sealed terms Medusa's record of the session no longer has (another %s): reversed, not authorized", async (_, change) => {
+    const b = await balance()
+    const tx = await b.pay()
+    Object.assign(session(b), change)
+
+    expect(await settle(b, result(b, tx))).toMatchObject({
+      kind: "failed",
+      cartId: null,
+      failure: { code: "tampered" },
+    })
+    expect(b.reversals(tx)).toHaveLength(1)
+    expect(session(b).authorized_at).toBeFalsy()
+    expect(b.medusa.payments.authorizations).toBe(0)
+  })
+
+  it("reverses an approval of an amount the order no longer owes (edited again); a copy without the session's reference costs the service nothing", async () => {
+    const b = await balance()
+    const tx = await b.pay()
+    collection(b).amount = 20
+
+    expect(await settle(b, result(b, tx))).toMatchObject({
+      kind: "failed",
+      cartId: null,
+      failure: { code: "balance_changed" },
+    })
+    expect(b.reversals(tx)).toHaveLength(1)
+    expect(session(b).authorized_at).toBeFalsy()
+    expect(b.medusa.payments.authorizations).toBe(0)
+    const before = serviceCalls()
+    expect(await settle(b, hint(tx))).toMatchObject({ kind: "failed", failure: { code: "balance_changed" } })
+    expect(serviceCalls()).toBe(before)
+  })
+
+  it("has the sweep reverse an approval attached before the order was edited again, and fail the session", async () => {
+    const b = await balance()
+    const tx = await b.pay()
+    await b.medusa.payments.updatePaymentSession({
+      id: b.sessionId,
+      amount: 12.5,
+      currency_code: "eur",
+      data: { ...b.data, transaction_id: tx },
+    })
+    collection(b).amount = 20
+
+    expect(await settle(b, { source: "sweep" })).toMatchObject({ kind: "failed", failure: { code: "balance_changed" } })
+    expect(b.reversals(tx)).toHaveLength(1)
+    expect(session(b).data).toMatchObject({ transaction_id: tx, state: "failed", failure: { code: "balance_changed" } })
+    expect(b.medusa.payments.authorizations).toBe(0)
+  })
+
+  it.each([
+    ["the order was canceled", (b: Balance) => (b.medusa.orders.orders.get(b.orderId)!.status = "canceled")],
+    ["the collection was canceled", (b: Balance) => (collection(b).status = "canceled")],
+  ])("reverses an approval when %s", async (_, close) => {
+    const b = await balance()
+    const tx = await b.pay()
+    close(b)
+
+    expect(await settle(b, result(b, tx))).toMatchObject({ kind: "failed", failure: { code: "balance_closed" } })
+    expect(b.reversals(tx)).toHaveLength(1)
+    expect(b.medusa.payments.authorizations).toBe(0)
+  })
+
+  it("fails a declined payment without authorizing; the link may be paid again", async () => {
+    const b = await balance()
+    const declined = await b.pay(CARDS.declined)
+
+    expect(await settle(b, hint(declined))).toMatchObject({ kind: "failed", cartId: null })
+    expect(session(b).authorized_at).toBeFalsy()
+    const approved = await b.pay()
+    expect(await settle(b, hint(approved))).toEqual({ kind: "order", orderId: b.orderId, cartId: null, balance: true })
+  })
+
+  it("keeps a payment marked for review (480) waiting, with no order placed on hold and nothing authorized", async () => {
+    const b = await balance()
+    const tx = await b.pay(CARDS.review)
+
+    expect(await settle(b, hint(tx))).toEqual({ kind: "pending", cartId: null })
+    expect(session(b).status).toBe("pending")
+    expect(b.medusa.payments.authorizations).toBe(0)
+  })
+
+  it("still fails a session of a collection that belongs to neither a cart nor an order", async () => {
+    const b = await balance()
+    const tx = await b.pay()
+    b.medusa.carts.orderCollections.delete(b.collectionId)
+
+    expect(await settle(b, hint(tx))).toMatchObject({ kind: "failed", failure: { code: "no_cart" } })
+    expect(b.medusa.payments.authorizations).toBe(0)
+  })
+})
+
+describe("the hosted page of what an order edit left owing", () => {
+  const attempt = (b: Balance) => preparePaymentAttempt(b.medusa.container as never, b.sessionId)
+
+  it("is ready, with the order's e-mail in the form", async () => {
+    const b = await balance()
+    const ready = await attempt(b)
+    expect(ready).toMatchObject({ kind: "ready", sessionId: b.sessionId })
+    expect(ready.kind === "ready" && ready.fields.email).toBe("ada@example.com")
+    expect(ready.kind === "ready" && ready.data.amount).toBe(12.5)
+  })
+
+  it.each([
+    ["Medusa records another amount for the session", (b: Balance) => (session(b).amount = 12), "tampered"],
+    ["Medusa records another currency for the session", (b: Balance) => (session(b).currency_code = "usd"), "tampered"],
+    ["the order owes another amount now", (b: Balance) => (collection(b).amount = 20), "tampered"],
+    ["the collection was canceled", (b: Balance) => (collection(b).status = "canceled"), "unknown"],
+    ["the order was canceled", (b: Balance) => (b.medusa.orders.orders.get(b.orderId)!.status = "canceled"), "unknown"],
+  ])("refuses when %s, before asking the service anything", async (_, change, kind) => {
+    const b = await balance()
+    change(b)
+    const before = serviceCalls()
+    expect(await attempt(b)).toMatchObject({ kind })
+    expect(serviceCalls()).toBe(before)
+  })
+
+  it("refuses data sealed for other terms than Medusa records for the session, though the order owes those", async () => {
+    const b = await balance()
+    // Validly sealed for this very session, at 12.00: Medusa's record (and
+    // the collection) say 12.50.
+    session(b).data = (await startSession(provider, { amount: 12, currency_code: "eur" }, b.sessionId)) as never
+    expect(await attempt(b)).toMatchObject({ kind: "tampered" })
+  })
+
+  it("says paid once the session is authorized, naming the order", async () => {
+    const b = await balance()
+    await settle(b, hint(await b.pay()))
+    expect(await attempt(b)).toMatchObject({ kind: "finished", orderId: b.orderId })
+  })
+
+  it("refuses a cart's session whose sealed terms Medusa's record no longer has, too", async () => {
+    const medusa = fakeMedusa()
+    const providerId = medusa.addProvider(provider)
+    const sessionId = newSessionId()
+    const data = await startSession(provider, { amount: 30, currency_code: "eur" }, sessionId)
+    medusa.addCart({ providerId, sessionId, data: data as unknown as Record<string, unknown>, amount: 25 })
+    expect(await preparePaymentAttempt(medusa.container as never, sessionId)).toMatchObject({ kind: "tampered" })
+  })
+})
