@@ -156,6 +156,7 @@ describe("the plugin's middlewares in front of each route, as Medusa registers t
         .sort()
     ).toEqual([
       "GET /admin/card-service/figures",
+      "GET /admin/card-service/orders/:order_id/outstanding",
       "GET /admin/card-service/orders/:order_id/review",
       "GET /admin/card-service/payments/:payment_id/transactions",
       "GET /admin/card-service/reconciliation",
@@ -166,6 +167,8 @@ describe("the plugin's middlewares in front of each route, as Medusa registers t
       "GET /card-service/return/:session_id",
       "GET /store/card-service/sessions/:session_id",
       "GET /store/card-service/sessions/:session_id/form",
+      "POST /admin/card-service/orders/:order_id/outstanding",
+      "POST /admin/card-service/payments/:payment_id/unknown-refunds",
       "POST /admin/card-service/payments/:payment_id/void",
       "POST /admin/card-service/reconciliation",
       "POST /admin/card-service/settings",
@@ -185,6 +188,12 @@ describe("the plugin's middlewares in front of each route, as Medusa registers t
     ],
     ["GET", "/admin/card-service/figures", ["input", "guard", "route"]],
     ["GET", "/admin/card-service/orders/:order_id/review", ["input", "guard", "route"]],
+    ["GET", "/admin/card-service/orders/:order_id/outstanding", ["input", "guard", "route"]],
+    [
+      "POST",
+      "/admin/card-service/orders/:order_id/outstanding",
+      ["input", "guard", "guard", "validate", "route"],
+    ],
     ["GET", "/admin/card-service/reconciliation", ["input", "guard", "route"]],
     ["GET", "/admin/card-service/settings", ["input", "guard", "route"]],
     [
