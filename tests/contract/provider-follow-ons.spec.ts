@@ -369,6 +369,41 @@ describe("capturePayment takes exactly what Medusa books", () => {
     expect(successful("CAPTURE", transactionId).map((r) => r.amount)).toEqual([10])
   })
 
+  it("refuses a repeat of a capture's key that Medusa now books for another amount", async () => {
+    const { data } = await authorizedPayment()
+    book("capt_same", "10", data)
+    const captured = await captureBooked(data, "capt_same")
+    book("capt_same", "11", data)
+    const before = env.sandbox.transactions().length
+    const error = await errorOf(captureBooked(captured, "capt_same"))
+    expect(error.message).toContain("already captured for 10.00 EUR")
+    expect(env.sandbox.transactions().length).toBe(before)
+  })
+
+  it("refuses a capture of nothing", async () => {
+    const { data } = await authorizedPayment()
+    book("capt_zero", "0", data)
+    const error = await errorOf(captureBooked(data, "capt_zero"))
+    expect(error.message).toContain("cannot capture 0.00 EUR")
+  })
+
+  it("takes Medusa booking the capture authorizePayment made (autoCapture) as done, for its amount only", async () => {
+    const autoCapturing = env.provider({ autoCapture: true }, { captureService: (booking() as any).medusaCaptures_.service_ })
+    const { session, transactionId } = await paidSession(env, autoCapturing)
+    const { data } = await authorize(autoCapturing, session)
+    expect(data.capture).toMatchObject({ amount: 30 })
+    const before = env.sandbox.transactions().length
+    book("capt_whole", "30", data)
+    book("capt_part", "20", data)
+    const capture = (key: string) =>
+      autoCapturing.capturePayment({ data, context: { idempotency_key: key } } as any)
+
+    expect((await capture("capt_whole")).data).toEqual(data)
+    expect((await errorOf(capture("capt_part"))).message).toContain("one capture per approval")
+    expect(env.sandbox.transactions().length).toBe(before)
+    expect(successful("CAPTURE", transactionId)).toHaveLength(1)
+  })
+
   it("captures a part in JPY and KWD to the currency's digits", async () => {
     const jpy = await paidSession(env, provider, CARDS.approved, { amount: 3000, currency_code: "jpy" })
     const kwd = await paidSession(env, provider, CARDS.approved, { amount: 12.345, currency_code: "kwd" })
@@ -511,6 +546,21 @@ describe("refundPayment", () => {
     }
   })
 
+  it("fails a refund the service refuses (247, the capture voided behind the data's back) instead of booking it", async () => {
+    const { data, captureId } = await capturedPayment()
+    await provider.client.void({
+      merchantReferenceCode: "voided-elsewhere",
+      currency: data.currency,
+      amount: "30.00",
+      email: "owner@example.com",
+      transactionId: captureId,
+      type: "CAPTURE",
+    })
+    const error = await errorOf(refund(data, 10, "ref_after_void"))
+    expect(error.type).toBe(MedusaError.Types.NOT_ALLOWED)
+    expect(error.message).toContain("247")
+  })
+
   it("refuses to refund an uncaptured payment as not allowed", async () => {
     const { data, transactionId } = await authorizedPayment()
     const error = await errorOf(refund(data, 10, "ref_1"))
@@ -551,6 +601,56 @@ describe("refundPayment", () => {
     expect(retried.message).toContain("nothing is refunded twice")
     expect(await refund(booked, 10, "ref_lost")).toEqual(booked)
     expect(successful("REFUND", captureId).map((r) => r.amount)).toEqual([10])
+  })
+})
+
+describe("settleUnknownRefund (the owner's answer)", () => {
+  const lostRefund = async (fault: "destroy" | "status") => {
+    const { data, transactionId } = await authorizedPayment()
+    const captured = await capture(data)
+    env.sandbox.injectFault(fault === "destroy" ? { type: "destroy", path: "/refund" } : { type: "status", status: 503, path: "/refund" })
+    const booked = await refund(captured, 7, "ref_lost")
+    return { booked, captureId: captured.capture?.transaction_id as string, transactionId }
+  }
+
+  it("keeps a refund the owner found made, sending nothing", async () => {
+    const { booked, captureId } = await lostRefund("destroy")
+    const before = env.sandbox.transactions().length
+    const settled = await provider.settleUnknownRefund(booked, "ref_lost", true)
+    expect(settled.transactions.filter((t) => t.operation === "refund")).toEqual([
+      expect.objectContaining({ key: "ref_lost", decision: "ACCEPT", transaction_id: null, amount: 7 }),
+    ])
+    expect(settled.refunded_amount).toBe(7)
+    expect(env.sandbox.transactions().length).toBe(before)
+    expect(successful("REFUND", captureId).map((r) => r.amount)).toEqual([7])
+  })
+
+  it("makes a refund the owner found not made, once, under its reference and amount", async () => {
+    const { booked, captureId } = await lostRefund("status")
+    expect(successful("REFUND", captureId)).toHaveLength(0)
+    const settled = await provider.settleUnknownRefund(booked, "ref_lost", false)
+    const [made] = successful("REFUND", captureId)
+    expect(made).toMatchObject({ amount: 7 })
+    expect(settled.transactions.at(-1)).toMatchObject({
+      key: "ref_lost",
+      decision: "ACCEPT",
+      transaction_id: made.transactionId,
+      reason_code: "100",
+    })
+    expect(settled.transactions.filter((t) => t.operation === "refund")).toHaveLength(1)
+    expect(settled.refunded_amount).toBe(7)
+    // Settled, it stops nothing: the next refund goes out.
+    expect((await refund(settled, 3, "ref_next")).refunded_amount).toBe(10)
+  })
+
+  it("refuses a key that names no refund of unknown outcome", async () => {
+    const { booked } = await lostRefund("destroy")
+    const error = await errorOf(provider.settleUnknownRefund(booked, "ref_other", true))
+    expect(error.type).toBe(MedusaError.Types.NOT_ALLOWED)
+    const settled = await provider.settleUnknownRefund(booked, "ref_lost", true)
+    expect((await errorOf(provider.settleUnknownRefund(settled, "ref_lost", false))).type).toBe(
+      MedusaError.Types.NOT_ALLOWED
+    )
   })
 })
 

@@ -70,4 +70,34 @@ describe("moneyComparison", () => {
       expect.stringContaining("10.00 EUR that Medusa shows as given back was not refunded at the service"),
     ])
   })
+
+  it("takes only a voided capture (not a voided refund) for the net explanation, and nets refunds in", () => {
+    const voidedRefund = [entry({}), entry({ operation: "refund", voided: true, transaction_id: "r1", amount: 5 })]
+    expect(moneyComparison({ captured: 30, refunded: 30 }, { captured: 0, refunded: 0 }, session(voidedRefund))).toEqual([
+      expect.stringContaining("30.00 EUR that Medusa shows as paid was not taken"),
+      expect.stringContaining("a voided refund is not paid out"),
+    ])
+    const voidedCapture = [entry({ voided: true, amount: 30 })]
+    expect(moneyComparison({ captured: 30, refunded: 10 }, { captured: 0, refunded: 0 }, session(voidedCapture))).toEqual([
+      expect.stringMatching(/^The service has taken 0.00 EUR net, Medusa counts 20.00 EUR/),
+      expect.stringContaining("Medusa counts 10.00 EUR refunded, the service 0.00 EUR: 10.00 EUR that Medusa shows"),
+    ])
+  })
+
+  it("takes only an unknown capture for the sweep's explanation, and names its amount", () => {
+    const unknownRefund = [entry({}), entry({ operation: "refund", decision: "UNKNOWN", transaction_id: null, amount: 2, key: "r" })]
+    expect(moneyComparison({ captured: 17.4, refunded: 0 }, { captured: 10, refunded: 0 }, session(unknownRefund))).toEqual([
+      expect.stringContaining("7.40 EUR that Medusa shows as paid was not taken"),
+    ])
+    const lost = [entry({ decision: "UNKNOWN", transaction_id: null, amount: 4.5, key: "capt_1" })]
+    expect(moneyComparison({ captured: 4.5, refunded: 0 }, { captured: 0, refunded: 0 }, session(lost))[0]).toContain(
+      "a capture of 4.50 EUR (reference"
+    )
+  })
+
+  it("does not take a voided capture with money still held for a void that explains everything", () => {
+    const log = [entry({ voided: true, amount: 10 }), entry({ transaction_id: "t2", amount: 10 })]
+    expect(moneyComparison({ captured: 10, refunded: 10 }, { captured: 10, refunded: 10 }, session(log))).toEqual([])
+    expect(moneyComparison({ captured: 20, refunded: 10 }, { captured: 10, refunded: 0 }, session(log))).toHaveLength(2)
+  })
 })

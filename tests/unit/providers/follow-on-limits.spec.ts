@@ -79,4 +79,15 @@ describe("follow-on limits", () => {
       "8.70 EUR of the 17.40 EUR approval was captured. The card service allows one capture per approval, so the other 8.70 EUR cannot be captured: the card issuer gives it back to the shopper when the approval expires. To collect more, take a new payment for what the order still owes."
     )
   })
+
+  it("stops new refunds only for an unknown refund, not for an unknown capture or an accepted refund", () => {
+    expect(unknownRefund(session([entry({ decision: "UNKNOWN", key: "x" })]), "y")).toBeNull()
+    expect(unknownRefund(session([entry({ operation: "refund", decision: "ACCEPT", key: "x" })]), "y")).toBeNull()
+  })
+
+  it("clamps what is left to refund at zero when more was refunded than captured", () => {
+    const over = refundBeyondCapture({ currency_code: "eur", refunded_amount: 10 }, 8.7, 1)
+    expect(over?.message).toContain("so at most 0.00 EUR can be refunded")
+    expect(over?.message).toContain("8.70 EUR of this payment and 10.00 EUR of it is already refunded")
+  })
 })
