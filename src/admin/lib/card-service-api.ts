@@ -6,6 +6,7 @@ import { sdk } from "./sdk"
 // erases, so no server code enters the browser bundle.
 import type {
   AdminSettingName,
+  OrderOutstandingResponse,
   OrderReviewResponse,
   GlanceResponse,
   PaymentTransactionsResponse,
@@ -36,6 +37,32 @@ const keys = {
   transactions: (paymentId: string) =>
     ["card-service", "transactions", paymentId] as const,
   review: (orderId: string) => ["card-service", "review", orderId] as const,
+  outstanding: (orderId: string) =>
+    ["card-service", "outstanding", orderId] as const,
+}
+
+/** What the order owes after an edit, and the link that collects it (null: nothing owed). */
+export function useOrderOutstanding(orderId: string) {
+  return useQuery({
+    queryKey: keys.outstanding(orderId),
+    queryFn: () =>
+      sdk.client.fetch<OrderOutstandingResponse>(
+        `/admin/card-service/orders/${orderId}/outstanding`
+      ),
+  })
+}
+
+/** A new payment link for what the order owes (an earlier link stops working). */
+export function useNewOutstandingLink(orderId: string) {
+  const queryClient = useQueryClient()
+  return useMutation({
+    mutationFn: () =>
+      sdk.client.fetch<OrderOutstandingResponse>(
+        `/admin/card-service/orders/${orderId}/outstanding`,
+        { method: "POST", body: {} }
+      ),
+    onSuccess: (data) => queryClient.setQueryData(keys.outstanding(orderId), data),
+  })
 }
 
 /** The order's payment under review (480), or null: the order widget's on-hold panel. */

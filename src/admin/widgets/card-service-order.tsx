@@ -14,6 +14,7 @@ import {
 } from "@medusajs/ui"
 import { LoadError } from "../components/load-error"
 import { SweepNotes } from "../components/needs-attention"
+import { OutstandingPayment } from "../components/order-outstanding"
 import { SectionRow } from "../components/section-row"
 import {
   errorText,
@@ -41,6 +42,7 @@ const CardServiceOrderWidget = ({
     .filter((payment) => payment.provider_id?.startsWith(PROVIDER_ID_PREFIX))
   return (
     <>
+      <OutstandingPayment orderId={order.id} />
       <ReviewPanel orderId={order.id} />
       {payments.map((payment) => (
         <PaymentPanel key={payment.id} paymentId={payment.id} />
