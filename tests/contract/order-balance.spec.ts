@@ -211,6 +211,17 @@ describe("settling what an order edit left owing", () => {
     expect(b.medusa.payments.authorizations).toBe(0)
   })
 
+  it("authorizes a payment the review approved when the sweep asks for the verdict", async () => {
+    const b = await balance()
+    const tx = await b.pay(CARDS.review)
+    expect(await settle(b, hint(tx))).toEqual({ kind: "pending", cartId: null })
+    await env.sandbox.concludeReview(tx, "approve")
+
+    expect(await settle(b, { source: "sweep" })).toEqual({ kind: "order", orderId: b.orderId, cartId: null, balance: true })
+    expect(session(b).status).toBe("authorized")
+    expect(b.reversals(tx)).toHaveLength(0)
+  })
+
   it("still fails a session of a collection that belongs to neither a cart nor an order", async () => {
     const b = await balance()
     const tx = await b.pay()
