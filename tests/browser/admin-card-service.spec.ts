@@ -11,6 +11,7 @@ import {
 import {
   buyWithChallengeCard,
   eventually,
+  payOnHostedPage,
   sandboxFault,
   SHOTS,
   startDemo,
@@ -289,6 +290,66 @@ describe("admin screens of the card service", () => {
     await sweep.waitFor({ timeout: 60_000 })
     await sweep.getByText("refund unknown").waitFor()
     await sweep.getByText("capture confirmed").waitFor()
+  })
+
+  it("shows what an order edited up owes, makes a payment link with one button, and the customer pays it on the hosted page", async () => {
+    const shopper = await browser!.newPage()
+    const orderId = await buyWithChallengeCard(shopper, ready)
+    await shopper.close()
+    // Captured, then edited up (one more of its first item), through
+    // Medusa's own admin API, as the dashboard's order edit does.
+    const token = await adminToken(ready)
+    const payment = await cardServicePayment(ready, token, orderId)
+    await adminPost(ready, token, `/admin/payments/${payment.id}/capture`, {})
+    const { order } = await adminCall(ready, token, "GET", `/admin/orders/${orderId}?fields=*items`)
+    const item = order.items[0]
+    await adminPost(ready, token, "/admin/order-edits", { order_id: orderId })
+    await adminPost(ready, token, `/admin/order-edits/${orderId}/items/item/${item.id}`, {
+      quantity: Number(item.quantity) + 1,
+    })
+    await adminPost(ready, token, `/admin/order-edits/${orderId}/request`, {})
+    await adminPost(ready, token, `/admin/order-edits/${orderId}/confirm`, {})
+    const owed = Number(item.unit_price)
+    const owedText = new Intl.NumberFormat("en-US", { style: "currency", currency: "EUR" }).format(owed)
+
+    const page = await browser!.newPage({ viewport: { width: 1440, height: 1000 } })
+    await logIn(page, ready)
+    await page.goto(`${ready.admin}/orders/${orderId}`)
+    const panel = page.getByTestId("card-service-outstanding")
+    await panel.waitFor({ timeout: 60_000 })
+    expect(await panel.textContent()).toContain(`the customer now owes ${owedText} more`)
+    await panel.getByRole("button", { name: "Create payment link" }).click()
+    const link = panel.getByTestId("card-service-outstanding-link")
+    await link.waitFor({ timeout: 30_000 })
+    const payUrl = await link.inputValue()
+    expect(payUrl).toMatch(new RegExp(`^${ready.backend}/card-service/pay/payses_`))
+    await panel.getByRole("button", { name: "Copy link" }).waitFor()
+    const check = await wcagCheck(page, ["[data-testid=card-service-outstanding]"])
+    expect(check.violations).toEqual([])
+    await page.screenshot({ path: path.join(SHOTS, "admin-order-amount-to-collect.png"), fullPage: true })
+
+    // The customer opens the link and pays.
+    const customer = await browser!.newPage()
+    await customer.goto(payUrl)
+    expect(await customer.locator("h1").textContent()).toBe(`Pay ${owedText}`)
+    await payOnHostedPage(customer, "4000000000001000")
+    await customer.waitForURL(`${ready.storefront}/checkout/card-service?**`, { timeout: 60_000 })
+    expect(new URL(customer.url()).searchParams.get("order_id")).toBe(orderId)
+    await customer.close()
+
+    // Paid: the panel is gone, and the order has the new payment, authorized.
+    await page.reload()
+    await page.getByTestId("card-service-order-widget").first().waitFor({ timeout: 60_000 })
+    expect(await page.getByTestId("card-service-outstanding").count()).toBe(0)
+    const { order: paid } = await adminCall(
+      ready,
+      token,
+      "GET",
+      `/admin/orders/${orderId}?fields=${encodeURIComponent("id,*payment_collections,*payment_collections.payments")}`
+    )
+    const collected = paid.payment_collections.flatMap((c: any) => c.payments).filter((p: any) => p.id !== payment.id)
+    expect(collected.map((p: any) => [Number(p.amount), p.data.state])).toEqual([[owed, "authorized"]])
+    await page.close()
   })
 
   it("shows Payments at a glance with the payments just made, as the figures route counts them", async () => {

@@ -75,7 +75,8 @@ export function OutstandingPayment({ orderId }: { orderId: string }) {
               value={link.pay_url}
               onFocus={(event) => event.currentTarget.select()}
             />
-            <Copy content={link.pay_url} asChild>
+            {/* Copy labels its button "Copy code snippet" unless told otherwise. */}
+            <Copy content={link.pay_url} asChild aria-label="Copy link">
               <Button size="small" variant="secondary">
                 Copy link
               </Button>
