@@ -15,6 +15,7 @@ import type {
   SettingsResponse,
   SweepRunResponse,
   TestConnectionResponse,
+  UnknownRefundResponse,
   VoidResponse,
 } from "../../api/admin/card-service/response-types"
 
@@ -186,6 +187,23 @@ export function useVoidTransaction(paymentId: string) {
           method: "POST",
           body: { transaction_id: transactionId },
         }
+      ),
+    onSettled: () =>
+      queryClient.invalidateQueries({ queryKey: keys.transactions(paymentId) }),
+  })
+}
+
+/**
+ * The owner's answer about a refund the service never answered: `made` when
+ * the card service shows it; not made, and the plugin makes it now.
+ */
+export function useSettleUnknownRefund(paymentId: string) {
+  const queryClient = useQueryClient()
+  return useMutation({
+    mutationFn: ({ refundId, made }: { refundId: string; made: boolean }) =>
+      sdk.client.fetch<UnknownRefundResponse>(
+        `/admin/card-service/payments/${paymentId}/unknown-refunds`,
+        { method: "POST", body: { refund_id: refundId, made } }
       ),
     onSettled: () =>
       queryClient.invalidateQueries({ queryKey: keys.transactions(paymentId) }),

@@ -21,6 +21,7 @@ import {
   formatMoney,
   useOrderReview,
   usePaymentTransactions,
+  useSettleUnknownRefund,
   useVoidTransaction,
   type TransactionRow,
 } from "../lib/card-service-api"
@@ -163,6 +164,11 @@ function PaymentDetails({
         title="In Medusa"
         value={`${formatMoney(payment.medusa.captured, currency)} captured · ${formatMoney(payment.medusa.refunded, currency)} refunded`}
       />
+      {payment.capture_note && (
+        <div className="px-6 py-4" data-testid="card-service-capture-note">
+          <Text size="small">{payment.capture_note}</Text>
+        </div>
+      )}
       {payment.notes.map((note) => (
         <div key={note} className="px-6 py-4">
           <Alert variant="warning">{note}</Alert>
@@ -262,6 +268,13 @@ function TransactionItem({
           {row.problem}
         </Text>
       )}
+      {row.unknown_refund_id && (
+        <UnknownRefundAnswer
+          paymentId={paymentId}
+          refundId={row.unknown_refund_id}
+          amount={formatMoney(row.amount, row.currency_code)}
+        />
+      )}
       {row.voidable ? (
         <div>
           <Button
@@ -281,6 +294,62 @@ function TransactionItem({
           </Text>
         )
       )}
+    </div>
+  )
+}
+
+/**
+ * A refund the service never answered: the owner looks it up at the card
+ * service and says what it shows. Until then no other refund of the payment
+ * is sent, so that nothing is refunded twice.
+ */
+function UnknownRefundAnswer({
+  paymentId,
+  refundId,
+  amount,
+}: {
+  paymentId: string
+  refundId: string
+  amount: string
+}) {
+  const prompt = usePrompt()
+  const settle = useSettleUnknownRefund(paymentId)
+  const answer = async (made: boolean) => {
+    const confirmed = await prompt({
+      title: made ? "The card service shows this refund" : "Refund now?",
+      description: made
+        ? `The refund of ${amount} is kept as made. Other refunds of this payment can be sent again.`
+        : `The card service does not show the refund of ${amount}, so it is made now, once, under the same reference. Medusa already counts it.`,
+      confirmText: made ? "It was made" : "Refund now",
+      cancelText: "Cancel",
+    })
+    if (!confirmed) return
+    settle.mutate(
+      { refundId, made },
+      {
+        onSuccess: () =>
+          toast.success(made ? "Refund kept as made" : `Refunded ${amount}`),
+        onError: (error) =>
+          toast.error("Could not settle the refund", {
+            description: errorText(error),
+          }),
+      }
+    )
+  }
+  return (
+    <div className="flex flex-col gap-2" data-testid="card-service-unknown-refund">
+      <Text size="xsmall" leading="compact">
+        Look this refund up at the card service (Medusa refund {refundId}) and
+        say what it shows:
+      </Text>
+      <div className="flex gap-2">
+        <Button size="small" variant="secondary" isLoading={settle.isPending} onClick={() => answer(true)}>
+          It was made
+        </Button>
+        <Button size="small" variant="secondary" isLoading={settle.isPending} onClick={() => answer(false)}>
+          Not made: refund now
+        </Button>
+      </div>
     </div>
   )
 }
