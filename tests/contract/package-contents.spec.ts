@@ -27,13 +27,17 @@ jest.setTimeout(240_000)
  * 557 kB packed then. Raised to 600 kB / 2.15 MB for issue 39 (the
  * session's notes in a room of their own, the held orders' look schedule,
  * the figures' per-minute tallies and their migration, the not-released
- * review path, and their docs): 586 kB packed, 2.11 MB unpacked then. Issue
+ * review path, and their docs): 586 kB packed, 2.11 MB unpacked then. Raised
+ * to 625 kB / 2.25 MB for issue 40 (the capture of what Medusa books and its
+ * limits, the owner's answer about an unknown refund, the comparison, the
+ * payment of what an edited order owes with its route and panel, and the
+ * after-the-checkout docs): 614 kB packed, 2.23 MB unpacked then. Issue
  * 44 asks for 2 MB unpacked: what a store does not need (inline source maps
  * are about half of the code's bytes) is trimmed there. The ALLOWED and
  * FORBIDDEN lists are the guard against shipping another test folder; the
  * margin is for growth.
  */
-const BUDGET = { packedBytes: 600_000, unpackedBytes: 2_150_000 }
+const BUDGET = { packedBytes: 625_000, unpackedBytes: 2_250_000 }
 
 /** Everything a shipped path may be, and nothing else. */
 const ALLOWED = [
