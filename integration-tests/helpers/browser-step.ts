@@ -85,3 +85,44 @@ export async function postPaymentForm(
 function header(value: string | string[] | undefined): string | null {
   return Array.isArray(value) ? value[0] ?? null : value ?? null
 }
+
+/** The hosted page's form: its action and every field it would post (hidden and billing). */
+export function formOfPage(html: string): { action: string; fields: Record<string, string> } {
+  const decode = (value: string) =>
+    value
+      .replace(/&quot;/g, '"')
+      .replace(/&#39;/g, "'")
+      .replace(/&lt;/g, "<")
+      .replace(/&gt;/g, ">")
+      .replace(/&amp;/g, "&")
+  const form = /<form id="card-service-form"[^>]*action="([^"]*)"[^>]*>([\s\S]*?)<\/form>/.exec(html)
+  if (!form) throw new Error("the page has no payment form")
+  const fields: Record<string, string> = {}
+  for (const [, attributes] of form[2].matchAll(/<input\b([^>]*)>/g)) {
+    const name = /\bname="([^"]*)"/.exec(attributes)?.[1]
+    const value = /\bvalue="([^"]*)"/.exec(attributes)?.[1]
+    if (name && value !== undefined) fields[name] = decode(value)
+  }
+  const country = /<select[^>]*name="country"[^>]*>[\s\S]*?<option value="([^"]*)" selected>/.exec(form[2])
+  if (country) fields.country = country[1]
+  return { action: decode(form[1]), fields }
+}
+
+/**
+ * A shopper on the plugin's hosted page at `payUrl` (a link the owner sent):
+ * the page, its form posted with the card, and the return route followed
+ * once. `landed` is where the return route sends the browser.
+ */
+export async function payOnHostedPage(payUrl: string, card: { number: string; cardType: string }) {
+  const page = await request(payUrl)
+  const html = await page.body.text()
+  if (page.statusCode !== 200) throw new Error(`the pay page answered ${page.statusCode}`)
+  const { serviceLocation } = await postPaymentForm(formOfPage(html), card)
+  if (!serviceLocation?.includes("/card-service/return/")) {
+    return { html, serviceLocation, landed: null }
+  }
+  const back = await request(serviceLocation)
+  await back.body.dump()
+  const location = back.headers.location
+  return { html, serviceLocation, landed: location ? new URL(String(location)) : null }
+}

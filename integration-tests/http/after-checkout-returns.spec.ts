@@ -1,6 +1,8 @@
 import { medusaIntegrationTestRunner } from "@medusajs/test-utils"
+import { Modules } from "@medusajs/framework/utils"
+import { payOnHostedPage } from "../helpers/browser-step"
 import { useCardServiceSandbox } from "../helpers/card-service-env"
-import { adminHeaders, checkoutToOrder, paymentOfOrder } from "../helpers/checkout-flow"
+import { adminHeaders, CARDS, checkoutToOrder, paymentOfOrder } from "../helpers/checkout-flow"
 import {
   AdminApi,
   adminApi,
@@ -183,7 +185,7 @@ medusaIntegrationTestRunner({
         await expectMoney(orderId, payment.id, { captured: paid, refunded: owed })
       })
 
-      it("books the difference for a dearer new item as outstanding and moves nothing at the service", async () => {
+      it("books the difference for a dearer new item as outstanding, moves nothing at the service, and collects exactly it through the widget's link", async () => {
         const { store, orderId, payment, paid, item } = await capturedOrder(EUR)
         const recordsBefore = env.sandbox().transactions().length
 
@@ -195,7 +197,7 @@ medusaIntegrationTestRunner({
         const due = round(EUR.dearerPrice - EUR.price)
         expect(await admin.pendingDifference(orderId)).toBe(due)
         // A new collection for the difference, not paid, with nothing in it
-        // (paying it is another piece of issue 40); the first one stays paid.
+        // until it is paid below; the first one stays paid.
         const order = await admin.order(orderId)
         const collections = order.payment_collections.map((c: any) => ({
           status: c.status,
@@ -214,6 +216,28 @@ medusaIntegrationTestRunner({
         // recorded nothing at all since its capture.
         await expectMoney(orderId, payment.id, { captured: paid, refunded: 0 })
         expect(env.sandbox().transactions()).toHaveLength(recordsBefore)
+
+        // The owner sends the order widget's link; the shopper pays exactly
+        // the difference on the hosted page, and the owner captures it.
+        const { outstanding } = await admin.post(`/admin/card-service/orders/${orderId}/outstanding`)
+        expect(outstanding).toMatchObject({ amount: due, status: "not_paid" })
+        const paidDifference = await payOnHostedPage(outstanding.link.pay_url, CARDS.approved)
+        expect(paidDifference.landed?.searchParams.get("status")).toBe("paid")
+        const after = await admin.order(orderId)
+        const owed = after.payment_collections.find((c: any) => c.id === outstanding.payment_collection_id)
+        expect(owed.status).toBe("authorized")
+        const [second] = owed.payments
+        await admin.capture(second.id)
+        const secondPayment = await getContainer()
+          .resolve(Modules.PAYMENT)
+          .retrievePayment(second.id, { relations: ["captures", "refunds"] })
+        const movedForSecond = serviceTotals(env.sandbox().transactions(), secondPayment as any)
+        expect({
+          medusa: await admin.bookedTotals(second.id),
+          service: { captured: movedForSecond.captured, refunded: movedForSecond.refunded },
+        }).toEqual({ medusa: { captured: due, refunded: 0 }, service: { captured: due, refunded: 0 } })
+        await expectMoney(orderId, payment.id, { captured: paid, refunded: 0 })
+        expect(await admin.pendingDifference(orderId)).toBe(0)
       })
     })
 

@@ -5,7 +5,7 @@ import type { Browser } from "playwright-core"
 import { request } from "undici"
 import { launchChromium } from "../../tests/helpers/chromium"
 import { TEST_CARDS } from "../../src/sandbox"
-import { payLikeABrowser, postPaymentForm } from "../helpers/browser-step"
+import { formOfPage, payLikeABrowser, payOnHostedPage, postPaymentForm } from "../helpers/browser-step"
 import { useCardServiceSandbox } from "../helpers/card-service-env"
 import { adminHeaders, CARDS, cartWithSession, checkoutToOrder } from "../helpers/checkout-flow"
 import { CARD_SERVICE_PROVIDER_ID } from "../helpers/seed-store"
@@ -99,20 +99,6 @@ medusaIntegrationTestRunner({
      * posts its form with the card to the service, and follows the redirect
      * back through the return route (frictionless cards).
      */
-    async function payOnHostedPage(payUrl: string, card: { number: string; cardType: string }) {
-      const page = await request(payUrl)
-      const html = await page.body.text()
-      expect(page.statusCode).toBe(200)
-      const { serviceLocation } = await postPaymentForm(formOfPage(html), card)
-      if (!serviceLocation?.includes("/card-service/return/")) {
-        return { html, serviceLocation, landed: null }
-      }
-      const back = await request(serviceLocation)
-      await back.body.dump()
-      const location = back.headers.location
-      return { html, serviceLocation, landed: location ? new URL(String(location)) : null }
-    }
-
     it("collects exactly the difference of an order captured, then edited up, on the hosted page; nothing else moves", async () => {
       const { orderId, payment } = await checkoutToOrder(api, getContainer())
       expect((await post(`/admin/payments/${payment.id}/capture`, {})).status).toBe(200)
@@ -411,25 +397,3 @@ medusaIntegrationTestRunner({
     }
   },
 })
-
-/** The hosted page's form: its action and every field it would post (hidden and billing). */
-function formOfPage(html: string): { action: string; fields: Record<string, string> } {
-  const decode = (value: string) =>
-    value
-      .replace(/&quot;/g, '"')
-      .replace(/&#39;/g, "'")
-      .replace(/&lt;/g, "<")
-      .replace(/&gt;/g, ">")
-      .replace(/&amp;/g, "&")
-  const form = /<form id="card-service-form"[^>]*action="([^"]*)"[^>]*>([\s\S]*?)<\/form>/.exec(html)
-  if (!form) throw new Error("the page has no payment form")
-  const fields: Record<string, string> = {}
-  for (const [, attributes] of form[2].matchAll(/<input\b([^>]*)>/g)) {
-    const name = /\bname="([^"]*)"/.exec(attributes)?.[1]
-    const value = /\bvalue="([^"]*)"/.exec(attributes)?.[1]
-    if (name && value !== undefined) fields[name] = decode(value)
-  }
-  const country = /<select[^>]*name="country"[^>]*>[\s\S]*?<option value="([^"]*)" selected>/.exec(form[2])
-  if (country) fields.country = country[1]
-  return { action: decode(form[1]), fields }
-}
