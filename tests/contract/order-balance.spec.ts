@@ -1,18 +1,8 @@
 import { preparePaymentAttempt } from "../../src/checkout/payment-attempt"
 import { settlePayment, type SettleHint } from "../../src/checkout/settle-payment"
-import type { CardServiceSessionData } from "../../src/providers/card-service/session-data"
-import type CardServiceProviderService from "../../src/providers/card-service/service"
 import { fakeMedusa, type FakeMedusa } from "../helpers/fake-medusa"
-import {
-  CARDS,
-  followOns,
-  newSessionId,
-  payInBrowser,
-  providerOnSandbox,
-  startSession,
-  type Card,
-  type ProviderEnv,
-} from "../helpers/provider-sandbox"
+import { CARDS, startSession } from "../helpers/provider-sandbox"
+import { sandboxForFile, type SandboxSession } from "../helpers/sandbox-sessions"
 
 jest.mock("@medusajs/medusa/core-flows", () => require("../helpers/fake-medusa").fakeCoreFlows)
 
@@ -24,63 +14,40 @@ jest.mock("@medusajs/medusa/core-flows", () => require("../helpers/fake-medusa")
  * Medusa's order edits and admin API.
  */
 
-let env: ProviderEnv
-let provider: CardServiceProviderService
+const file = sandboxForFile()
 
-beforeAll(async () => {
-  env = await providerOnSandbox()
-  provider = env.provider({ anonymousCallRate: 10_000 })
-})
-afterAll(async () => {
-  await env.close()
-})
-
-type Balance = {
+type Balance = SandboxSession & {
   medusa: FakeMedusa
-  sessionId: string
   orderId: string
   collectionId: string
-  data: CardServiceSessionData
-  pay: (card?: Card) => Promise<string>
-  reversals: (transactionId: string) => unknown[]
 }
 
 /** An order owing 12.50 EUR after an edit, with a card-service session on its collection. */
 async function balance(options: { status?: string } = {}): Promise<Balance> {
   const medusa = fakeMedusa()
-  const providerId = medusa.addProvider(provider)
-  const sessionId = newSessionId()
-  const data = await startSession(provider, { amount: 12.5, currency_code: "eur" }, sessionId)
+  const opened = await file.session(medusa, { amount: 12.5, currency_code: "eur" })
   const { orderId, collectionId } = medusa.addOrderBalance({
-    providerId,
-    sessionId,
-    data: data as unknown as Record<string, unknown>,
+    providerId: opened.providerId,
+    sessionId: opened.sessionId,
+    data: opened.data as unknown as Record<string, unknown>,
     amount: 12.5,
     status: options.status,
     email: "ada@example.com",
   })
-  return {
-    medusa,
-    sessionId,
-    orderId,
-    collectionId,
-    data,
-    pay: (card = CARDS.approved) => payInBrowser(env.sandbox, provider, data, card),
-    reversals: (transactionId) => followOns(env.sandbox, "REVERSAL", transactionId),
-  }
+  return { ...opened, medusa, orderId, collectionId }
 }
 
 const hint = (transactionId?: string): SettleHint => ({ transactionId, source: "callback" })
 /** A callback as the service sends it: with the reference of the session it paid. */
 const result = (b: Balance, transactionId: string): SettleHint => ({
   transactionId,
-  merchantReferenceCode: provider.newReference(b.sessionId),
+  merchantReferenceCode: file.provider.newReference(b.sessionId),
   source: "callback",
 })
 const settle = (b: Balance, h: SettleHint) => settlePayment(b.medusa.container as never, b.sessionId, h)
 const session = (b: Balance) => b.medusa.payments.session(b.sessionId)
 const collection = (b: Balance) => b.medusa.payments.collections.get(b.collectionId)!
-const serviceCalls = () => Object.values(env.sandbox.requestCounts()).reduce((sum, n) => sum + n, 0)
+const serviceCalls = file.serviceCalls
 
 describe("settling what an order edit left owing", () => {
   it("authorizes the session for the order, completes no cart and reverses nothing", async () => {
@@ -215,7 +182,7 @@ describe("settling what an order edit left owing", () => {
     const b = await balance()
     const tx = await b.pay(CARDS.review)
     expect(await settle(b, hint(tx))).toEqual({ kind: "pending", cartId: null })
-    await env.sandbox.concludeReview(tx, "approve")
+    await file.env.sandbox.concludeReview(tx, "approve")
 
     expect(await settle(b, { source: "sweep" })).toEqual({ kind: "order", orderId: b.orderId, cartId: null, balance: true })
     expect(session(b).status).toBe("authorized")
@@ -261,7 +228,7 @@ describe("the hosted page of what an order edit left owing", () => {
     const b = await balance()
     // Validly sealed for this very session, at 12.00: Medusa's record (and
     // the collection) say 12.50.
-    session(b).data = (await startSession(provider, { amount: 12, currency_code: "eur" }, b.sessionId)) as never
+    session(b).data = (await startSession(file.provider, { amount: 12, currency_code: "eur" }, b.sessionId)) as never
     expect(await attempt(b)).toMatchObject({ kind: "tampered" })
   })
 
@@ -273,9 +240,7 @@ describe("the hosted page of what an order edit left owing", () => {
 
   it("refuses a cart's session whose sealed terms Medusa's record no longer has, too", async () => {
     const medusa = fakeMedusa()
-    const providerId = medusa.addProvider(provider)
-    const sessionId = newSessionId()
-    const data = await startSession(provider, { amount: 30, currency_code: "eur" }, sessionId)
+    const { providerId, sessionId, data } = await file.session(medusa)
     medusa.addCart({ providerId, sessionId, data: data as unknown as Record<string, unknown>, amount: 25 })
     expect(await preparePaymentAttempt(medusa.container as never, sessionId)).toMatchObject({ kind: "tampered" })
   })

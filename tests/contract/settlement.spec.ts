@@ -3,8 +3,6 @@ import { GET as returnGet, POST as returnPost } from "../../src/api/card-service
 import { SESSION_BURST } from "../../src/checkout/call-budget"
 import { settleCallback } from "../../src/checkout/callback-settlement"
 import { settlePayment, type SettleHint } from "../../src/checkout/settle-payment"
-import type { CardServiceSessionData } from "../../src/providers/card-service/session-data"
-import type CardServiceProviderService from "../../src/providers/card-service/service"
 import { en } from "../../src/lib/i18n/messages-en"
 import {
   fakeMedusa,
@@ -12,16 +10,8 @@ import {
   routeRequest,
   type FakeMedusa,
 } from "../helpers/fake-medusa"
-import {
-  CARDS,
-  followOns,
-  newSessionId,
-  payInBrowser,
-  providerOnSandbox,
-  startSession,
-  type Card,
-  type ProviderEnv,
-} from "../helpers/provider-sandbox"
+import { CARDS, newSessionId } from "../helpers/provider-sandbox"
+import { sandboxForFile, type SandboxSession } from "../helpers/sandbox-sessions"
 import { sessionLogTag } from "../../src/lib/log-redaction"
 
 jest.mock("@medusajs/medusa/core-flows", () => require("../helpers/fake-medusa").fakeCoreFlows)
@@ -34,34 +24,14 @@ jest.mock("@medusajs/medusa/core-flows", () => require("../helpers/fake-medusa")
  * follow-ons the service receives, the routes' HTTP answers.
  */
 
-let env: ProviderEnv
-let provider: CardServiceProviderService
+/** One provider on the sandbox for the whole file (its call budget: sandbox-sessions.ts). */
+const file = sandboxForFile()
 
-beforeAll(async () => {
-  env = await providerOnSandbox()
-  // One provider for the whole file, so one overall anonymous-call budget
-  // (20 calls a second, a burst of 100: call-budget.ts) for every test's
-  // callbacks and returns; at the default, a fast run spent it and a test
-  // met CallBudgetExceeded by the order it ran in. The overall budget has
-  // its own tests (tests/unit/checkout/call-budget.spec.ts); the per-session
-  // budget, which tests here spend, is unchanged.
-  provider = env.provider({ anonymousCallRate: 10_000 })
-})
-afterAll(async () => {
-  await env.close()
-})
-
-type Shop = {
+type Shop = SandboxSession & {
   medusa: FakeMedusa
-  providerId: string
-  sessionId: string
   cartId: string
-  data: CardServiceSessionData
-  /** The shopper pays on the service's page; the transactionId the redirect names. */
-  pay: (card?: Card, formChanges?: Record<string, string>) => Promise<string>
   /** A reference of this session, as the service echoes it. */
   reference: () => string
-  reversals: (transactionId: string) => unknown[]
 }
 
 /** A cart with a card session of 30.00 EUR on the fake Medusa. */
@@ -82,32 +52,20 @@ async function shop(
   options: { amount?: number; currencyCode?: string; locale?: string | null; email?: string; medusa?: FakeMedusa } = {}
 ): Promise<Shop> {
   const medusa = options.medusa ?? fakeMedusa()
-  const providerId = medusa.addProvider(provider)
-  const sessionId = newSessionId()
-  const data = await startSession(provider, { amount: 30, currency_code: "eur" }, sessionId)
+  const opened = await file.session(medusa)
   const { cartId } = medusa.addCart({
-    providerId,
-    sessionId,
-    data: data as unknown as Record<string, unknown>,
+    providerId: opened.providerId,
+    sessionId: opened.sessionId,
+    data: opened.data as unknown as Record<string, unknown>,
     amount: options.amount ?? 30,
     currencyCode: options.currencyCode ?? "eur",
     locale: options.locale ?? null,
     ...(options.email ? { email: options.email } : {}),
   })
-  return {
-    medusa,
-    providerId,
-    sessionId,
-    cartId,
-    data,
-    pay: (card = CARDS.approved, formChanges = {}) => payInBrowser(env.sandbox, provider, data, card, formChanges),
-    reference: () => provider.newReference(sessionId),
-    reversals: (transactionId) => followOns(env.sandbox, "REVERSAL", transactionId),
-  }
+  return { ...opened, medusa, cartId, reference: () => file.provider.newReference(opened.sessionId) }
 }
 
-/** Requests the service received (every endpoint), to see that a refused hint cost it nothing. */
-const serviceCalls = () => Object.values(env.sandbox.requestCounts()).reduce((sum, n) => sum + n, 0)
+const serviceCalls = file.serviceCalls
 const callbackHint = (transactionId?: string): SettleHint => ({ transactionId, source: "callback" })
 /** A callback as the service sends it: with the merchantReferenceCode of the session it paid. */
 const serviceResult = (s: Shop, transactionId: string): SettleHint => ({
@@ -514,7 +472,7 @@ describe("a result for a session Medusa no longer has", () => {
   it.each([
     ["no transaction", (s: Shop) => ({ sessionId: s.sessionId, hint: callbackHint() })],
     ["an anonymous hint without this session's reference", (s: Shop) => ({ sessionId: s.sessionId, hint: callbackHint("TX") })],
-    ["a reference of another session", (s: Shop) => ({ sessionId: s.sessionId, hint: { transactionId: "TX", merchantReferenceCode: provider.newReference(newSessionId()), source: "return" as const } })],
+    ["a reference of another session", (s: Shop) => ({ sessionId: s.sessionId, hint: { transactionId: "TX", merchantReferenceCode: file.provider.newReference(newSessionId()), source: "return" as const } })],
     ["an id that is no Medusa session id", (s: Shop) => ({ sessionId: "cart_123", hint: { transactionId: "TX", source: "sweep" as const } })],
     ["an id with text before payses_", (s: Shop) => ({ sessionId: `x${s.sessionId}`, hint: { transactionId: "TX", source: "sweep" as const } })],
     ["an id with text after the ULID", (s: Shop) => ({ sessionId: `${s.sessionId}-x`, hint: { transactionId: "TX", source: "sweep" as const } })],
@@ -589,7 +547,7 @@ describe("a result for a session Medusa no longer has", () => {
  */
 const genuineResult = (transactionId: string) => ({
   transactionId,
-  merchantReferenceCode: env.sandbox.transaction(transactionId)?.merchantReferenceCode,
+  merchantReferenceCode: file.env.sandbox.transaction(transactionId)?.merchantReferenceCode,
 })
 
 const callbackBody = (transactionId: string, merchantReferenceCode?: string) => {
@@ -947,7 +905,7 @@ describe("settlement, further cases", () => {
   const reconcileBefore = process.env.CARD_SERVICE_RECONCILE_SCHEDULE
   afterEach(() => {
     process.env.CARD_SERVICE_RECONCILE_SCHEDULE = reconcileBefore
-    env.sandbox.clearFaults()
+    file.env.sandbox.clearFaults()
   })
 
   it("reverses a second tab's approval of another amount once the order exists", async () => {
@@ -974,7 +932,7 @@ describe("settlement, further cases", () => {
     const s = await shop()
     if (ordered) await settle(s, callbackHint(await s.pay()))
     const tx = await s.pay()
-    env.sandbox.injectFault({ type: "status", status: 500, count: 20, path: "/payment/retrieve" })
+    file.env.sandbox.injectFault({ type: "status", status: 500, count: 20, path: "/payment/retrieve" })
     const res = await postCallback(s, callbackBody(tx))
     expect(res.statusCode).toBe(503)
     expect(orders(s)).toHaveLength(ordered ? 1 : 0)
@@ -986,11 +944,11 @@ describe("settlement, further cases", () => {
     const first = await s.pay()
     await attachedBefore(s, first)
     const later = await s.pay(CARDS.declined)
-    env.sandbox.injectFault({
+    file.env.sandbox.injectFault({
       type: "status",
       status: 500,
       count: 20,
-      path: `/payment/retrieve/${env.sandbox.credentials.merchantId}/${first}`,
+      path: `/payment/retrieve/${file.env.sandbox.credentials.merchantId}/${first}`,
     })
     const res = await postCallback(s, callbackBody(later))
     expect(res.statusCode).toBe(503)
