@@ -534,30 +534,28 @@ export type FakeMedusa = {
    * A cart with a payment collection and one session of the provider, with
    * the data initiatePayment returned. Returns the ids.
    */
-  addCart: (input: {
-    providerId: string
-    sessionId: string
-    data: Record<string, unknown>
-    amount?: number
-    currencyCode?: string
-    email?: string | null
-    locale?: string | null
-  }) => { cartId: string; collectionId: string }
+  addCart: (input: SessionInput & { locale?: string | null }) => { cartId: string; collectionId: string }
   /**
    * What an order edit left owing: a placed order (pending) with a payment
    * collection of its own, linked to no cart, and one session of the
    * provider on it. Returns the ids.
    */
-  addOrderBalance: (input: {
-    providerId: string
-    sessionId: string
-    data: Record<string, unknown>
-    amount?: number
-    currencyCode?: string
-    email?: string | null
-    /** The collection's status (Medusa's: not_paid until a session is authorized). */
-    status?: string
-  }) => { orderId: string; collectionId: string }
+  addOrderBalance: (
+    input: SessionInput & {
+      /** The collection's status (Medusa's: not_paid until a session is authorized). */
+      status?: string
+    }
+  ) => { orderId: string; collectionId: string }
+}
+
+/** The one session addCart and addOrderBalance put on the collection they make. */
+type SessionInput = {
+  providerId: string
+  sessionId: string
+  data: Record<string, unknown>
+  amount?: number
+  currencyCode?: string
+  email?: string | null
 }
 
 let carts = 0
@@ -580,6 +578,10 @@ export function fakeMedusa(): FakeMedusa {
     // Orders here are never deleted: order-payment.ts always finds the order.
     [Modules.ORDER]: orders,
     [Modules.EVENT_BUS]: events,
+  }
+  /** A new session on a collection, with no metadata yet, as the payment module makes it. */
+  const addSession = (session: Omit<FakeSession, "metadata">) => {
+    payments.sessions.set(session.id, { ...session, metadata: null })
   }
   const container = {
     resolve: <T = any>(key: string): T => {
@@ -606,15 +608,7 @@ export function fakeMedusa(): FakeMedusa {
       const cartId = `cart_${n}`
       const collectionId = `pay_col_${n}`
       payments.collections.set(collectionId, { id: collectionId, metadata: null })
-      payments.sessions.set(sessionId, {
-        id: sessionId,
-        provider_id: providerId,
-        amount,
-        currency_code: currencyCode,
-        data,
-        metadata: null,
-        payment_collection_id: collectionId,
-      })
+      addSession({ id: sessionId, provider_id: providerId, amount, currency_code: currencyCode, data, payment_collection_id: collectionId })
       cartStore.carts.set(cartId, { id: cartId, email, locale, collectionId })
       return { cartId, collectionId }
     },
@@ -624,13 +618,12 @@ export function fakeMedusa(): FakeMedusa {
       const collectionId = `pay_col_${n}`
       orders.orders.set(orderId, { id: orderId, email, status: "pending", created_at: new Date(), fulfillments: [] })
       payments.collections.set(collectionId, { id: collectionId, metadata: null, status, amount, currency_code: currencyCode })
-      payments.sessions.set(sessionId, {
+      addSession({
         id: sessionId,
         provider_id: providerId,
         amount,
         currency_code: currencyCode,
         data,
-        metadata: null,
         payment_collection_id: collectionId,
         status: "pending",
       })
