@@ -49,6 +49,22 @@ const session = (b: Balance) => b.medusa.payments.session(b.sessionId)
 const collection = (b: Balance) => b.medusa.payments.collections.get(b.collectionId)!
 const serviceCalls = file.serviceCalls
 
+/**
+ * Paid, then `change`d before the service's result is settled: the result
+ * fails with `code`, its approval is reversed and nothing is authorized.
+ */
+async function refusedOnceChanged(change: (b: Balance) => unknown, code: string) {
+  const b = await balance()
+  const tx = await b.pay()
+  change(b)
+
+  expect(await settle(b, result(b, tx))).toMatchObject({ kind: "failed", cartId: null, failure: { code } })
+  expect(b.reversals(tx)).toHaveLength(1)
+  expect(session(b).authorized_at).toBeFalsy()
+  expect(b.medusa.payments.authorizations).toBe(0)
+  return { b, tx }
+}
+
 describe("settling what an order edit left owing", () => {
   it("authorizes the session for the order, completes no cart and reverses nothing", async () => {
     const b = await balance()
@@ -97,33 +113,11 @@ describe("settling what an order edit left owing", () => {
     ["amount", { amount: 12 }],
     ["currency", { currency_code: "usd" }],
   ])("refuses sealed terms Medusa's record of the session no longer has (another %s): reversed, not authorized", async (_, change) => {
-    const b = await balance()
-    const tx = await b.pay()
-    Object.assign(session(b), change)
-
-    expect(await settle(b, result(b, tx))).toMatchObject({
-      kind: "failed",
-      cartId: null,
-      failure: { code: "tampered" },
-    })
-    expect(b.reversals(tx)).toHaveLength(1)
-    expect(session(b).authorized_at).toBeFalsy()
-    expect(b.medusa.payments.authorizations).toBe(0)
+    await refusedOnceChanged((b) => Object.assign(session(b), change), "tampered")
   })
 
   it("reverses an approval of an amount the order no longer owes (edited again); a copy without the session's reference costs the service nothing", async () => {
-    const b = await balance()
-    const tx = await b.pay()
-    collection(b).amount = 20
-
-    expect(await settle(b, result(b, tx))).toMatchObject({
-      kind: "failed",
-      cartId: null,
-      failure: { code: "balance_changed" },
-    })
-    expect(b.reversals(tx)).toHaveLength(1)
-    expect(session(b).authorized_at).toBeFalsy()
-    expect(b.medusa.payments.authorizations).toBe(0)
+    const { b, tx } = await refusedOnceChanged((b) => (collection(b).amount = 20), "balance_changed")
     const before = serviceCalls()
     expect(await settle(b, hint(tx))).toMatchObject({ kind: "failed", failure: { code: "balance_changed" } })
     expect(serviceCalls()).toBe(before)
@@ -150,13 +144,7 @@ describe("settling what an order edit left owing", () => {
     ["the order was canceled", (b: Balance) => (b.medusa.orders.orders.get(b.orderId)!.status = "canceled")],
     ["the collection was canceled", (b: Balance) => (collection(b).status = "canceled")],
   ])("reverses an approval when %s", async (_, close) => {
-    const b = await balance()
-    const tx = await b.pay()
-    close(b)
-
-    expect(await settle(b, result(b, tx))).toMatchObject({ kind: "failed", failure: { code: "balance_closed" } })
-    expect(b.reversals(tx)).toHaveLength(1)
-    expect(b.medusa.payments.authorizations).toBe(0)
+    await refusedOnceChanged(close, "balance_closed")
   })
 
   it("fails a declined payment without authorizing; the link may be paid again", async () => {
