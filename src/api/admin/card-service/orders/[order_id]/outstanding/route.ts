@@ -1,5 +1,5 @@
 import type { AuthenticatedMedusaRequest, MedusaResponse } from "@medusajs/framework/http"
-import { ORDER_ID } from "../../../../../../lib/identifier-limits"
+import { orderIdParam } from "../../../order-param"
 import { newOutstandingLink, orderOutstanding } from "../../../order-outstanding"
 import type { OrderOutstandingResponse } from "../../../response-types"
 
@@ -9,11 +9,8 @@ import type { OrderOutstandingResponse } from "../../../response-types"
  * it, for the order widget. `outstanding` is null when nothing is owed.
  */
 export async function GET(req: AuthenticatedMedusaRequest, res: MedusaResponse) {
-  const orderId = req.params.order_id
-  // input-limits.ts answers a malformed id before this; kept for a direct call.
-  if (!ORDER_ID.test(orderId)) {
-    return res.status(400).json({ message: "order_id must be an order id (order_...)" })
-  }
+  const orderId = orderIdParam(req, res)
+  if (!orderId) return
   const outstanding = await orderOutstanding(req.scope, orderId)
   res.setHeader("Cache-Control", "no-store")
   res.json({ outstanding } satisfies OrderOutstandingResponse)
@@ -26,10 +23,8 @@ export async function GET(req: AuthenticatedMedusaRequest, res: MedusaResponse) 
  * nothing, or its region offers no card-service provider.
  */
 export async function POST(req: AuthenticatedMedusaRequest, res: MedusaResponse) {
-  const orderId = req.params.order_id
-  if (!ORDER_ID.test(orderId)) {
-    return res.status(400).json({ message: "order_id must be an order id (order_...)" })
-  }
+  const orderId = orderIdParam(req, res)
+  if (!orderId) return
   const outstanding = await orderOutstanding(req.scope, orderId)
   if (!outstanding) {
     return res.status(409).json({

@@ -1,5 +1,5 @@
 import type { AuthenticatedMedusaRequest, MedusaResponse } from "@medusajs/framework/http"
-import { ORDER_ID } from "../../../../../../lib/identifier-limits"
+import { orderIdParam } from "../../../order-param"
 import { orderReview } from "../../../order-review"
 import type { OrderReviewResponse } from "../../../response-types"
 
@@ -9,11 +9,8 @@ import type { OrderReviewResponse } from "../../../response-types"
  * is null for an order whose payment was never marked for review.
  */
 export async function GET(req: AuthenticatedMedusaRequest, res: MedusaResponse) {
-  const orderId = req.params.order_id
-  // input-limits.ts answers a malformed id before this; kept for a direct call.
-  if (!ORDER_ID.test(orderId)) {
-    return res.status(400).json({ message: "order_id must be an order id (order_...)" })
-  }
+  const orderId = orderIdParam(req, res)
+  if (!orderId) return
   const review = await orderReview(req.scope, orderId)
   res.setHeader("Cache-Control", "no-store")
   res.json({ review } satisfies OrderReviewResponse)
