@@ -1,8 +1,8 @@
 import { medusaIntegrationTestRunner } from "@medusajs/test-utils"
 import { payLikeABrowser } from "../helpers/browser-step"
 import { useCardServiceSandbox } from "../helpers/card-service-env"
-import { adminHeaders, CARDS, checkoutToOrder } from "../helpers/checkout-flow"
-import { CARD_SERVICE_PROVIDER_ID } from "../helpers/seed-store"
+import { CARDS, checkoutToOrder } from "../helpers/checkout-flow"
+import { useStoreOwner } from "../helpers/store-owner"
 
 jest.setTimeout(180_000)
 
@@ -17,20 +17,12 @@ const env = useCardServiceSandbox({ autoCapture: true })
  */
 medusaIntegrationTestRunner({
   testSuite: ({ api, getContainer }) => {
-    let admin: Record<string, string>
-
-    beforeEach(async () => {
-      env.sandbox().resetKnobs()
-      admin = await adminHeaders(getContainer())
-    })
-
-    const post = (url: string, body: unknown = {}) =>
-      api.post(url, body, { headers: admin }).catch((error: any) => error.response)
+    const owner = useStoreOwner(api, getContainer, env)
 
     async function order(orderId: string) {
       const { data } = await api.get(
-        `/admin/orders/${orderId}?fields=id,total,payment_status,summary,*items,*payment_collections,payment_collections.payments.*,payment_collections.payments.captures.*`,
-        { headers: admin }
+        `/admin/orders/${orderId}?fields=id,total,payment_status,summary,*payment_collections,payment_collections.payments.*,payment_collections.payments.captures.*`,
+        { headers: owner.headers() }
       )
       return data.order
     }
@@ -38,21 +30,11 @@ medusaIntegrationTestRunner({
     it("captures the difference at once when it is paid, and the order owes nothing", async () => {
       const { store, orderId, payment } = await checkoutToOrder(api, getContainer())
       expect(payment.captured_at).toBeTruthy()
-      const placed = await order(orderId)
-      const steps = [
-        await post(`/admin/order-edits`, { order_id: orderId }),
-        await post(`/admin/order-edits/${orderId}/items/item/${placed.items[0].id}`, { quantity: 2 }),
-        await post(`/admin/order-edits/${orderId}/request`),
-        await post(`/admin/order-edits/${orderId}/confirm`),
-      ]
-      expect(steps.map((step) => step.status)).toEqual([200, 200, 200, 200])
+      await owner.editQuantity(orderId, 2)
       const owed = (await order(orderId)).payment_collections.find((c: any) => c.status === "not_paid")
       expect(Number(owed.amount)).toBe(25)
       const before = env.sandbox().transactions().map((r) => r.transactionId)
-      const created = await post(`/admin/payment-collections/${owed.id}/payment-sessions`, {
-        provider_id: CARD_SERVICE_PROVIDER_ID,
-      })
-      const [session] = created.data.payment_collection.payment_sessions
+      const session = await owner.sessionOnCollection(owed.id)
 
       const paid = await payLikeABrowser(api, store.publishableKey, session.id, CARDS.approved)
 

@@ -1,20 +1,23 @@
 import { medusaIntegrationTestRunner } from "@medusajs/test-utils"
-import fs from "node:fs"
 import path from "node:path"
-import type { Browser } from "playwright-core"
 import { request } from "undici"
-import { launchChromium } from "../../tests/helpers/chromium"
 import { TEST_CARDS } from "../../src/sandbox"
 import { formOfPage, payLikeABrowser, payOnHostedPage, postPaymentForm } from "../helpers/browser-step"
 import { useCardServiceSandbox } from "../helpers/card-service-env"
-import { adminHeaders, CARDS, cartWithSession, checkoutToOrder } from "../helpers/checkout-flow"
+import { CARDS, cartWithSession, checkoutToOrder } from "../helpers/checkout-flow"
+import {
+  CHALLENGE_CARD,
+  fillCard,
+  SCREENSHOTS,
+  submitThroughChallenge,
+  useChromium,
+} from "../helpers/hosted-page-browser"
 import { CARD_SERVICE_PROVIDER_ID } from "../helpers/seed-store"
+import { useStoreOwner } from "../helpers/store-owner"
 
 jest.setTimeout(240_000)
 
 const env = useCardServiceSandbox({ storefrontPage: true })
-const SCREENSHOTS = path.join(__dirname, "..", "..", "test-results")
-const CHALLENGE_CARD = "4000001000001008"
 
 /**
  * Issue 40: an order edited up owes the difference. Medusa 2.21.2 books it
@@ -32,27 +35,14 @@ const CHALLENGE_CARD = "4000001000001008"
  */
 medusaIntegrationTestRunner({
   testSuite: ({ api, getContainer }) => {
-    let admin: Record<string, string>
+    const { post, get, editQuantity, sessionOnCollection } = useStoreOwner(api, getContainer, env)
 
-    beforeEach(async () => {
-      env.sandbox().resetKnobs()
-      admin = await adminHeaders(getContainer())
-    })
-
-    const post = (url: string, body: unknown = {}) =>
-      api.post(url, body, { headers: admin }).catch((error: any) => error.response)
-    const get = (url: string) => api.get(url, { headers: admin }).catch((error: any) => error.response)
-
-    /** Medusa's order edit: the first item's quantity, requested and confirmed. */
-    async function editQuantity(orderId: string, quantity: number) {
-      const { data } = await get(`/admin/orders/${orderId}?fields=*items`)
-      const steps = [
-        await post(`/admin/order-edits`, { order_id: orderId }),
-        await post(`/admin/order-edits/${orderId}/items/item/${data.order.items[0].id}`, { quantity }),
-        await post(`/admin/order-edits/${orderId}/request`),
-        await post(`/admin/order-edits/${orderId}/confirm`),
-      ]
-      expect(steps.map((step) => [step.status, step.data.message])).toEqual(steps.map(() => [200, undefined]))
+    /** An order paid (30 EUR), captured, then edited up to two T-shirts: it owes 25. */
+    async function capturedThenEditedUp() {
+      const { orderId, payment } = await checkoutToOrder(api, getContainer())
+      expect((await post(`/admin/payments/${payment.id}/capture`, {})).status).toBe(200)
+      await editQuantity(orderId, 2)
+      return { orderId, payment }
     }
 
     /** The order's collections and their payments and sessions, as Medusa records them. */
@@ -94,16 +84,37 @@ medusaIntegrationTestRunner({
           captureStatus: r.captureStatus,
         }))
 
-    /**
-     * What the customer's browser does with the link: opens the hosted page,
-     * posts its form with the card to the service, and follows the redirect
-     * back through the return route (frictionless cards).
-     */
-    it("collects exactly the difference of an order captured, then edited up, on the hosted page; nothing else moves", async () => {
-      const { orderId, payment } = await checkoutToOrder(api, getContainer())
-      expect((await post(`/admin/payments/${payment.id}/capture`, {})).status).toBe(200)
+    /** The service's follow-ons of a transaction, as [step, status]. */
+    const followOnsOf = (transactionId: string) =>
+      env
+        .sandbox()
+        .transactions()
+        .filter((r) => r.originalTransactionId === transactionId)
+        .map((r) => [r.step, r.status])
 
-      await editQuantity(orderId, 2)
+    /**
+     * The customer opens the hosted page at `payUrl` now and posts its form
+     * later (payOnFormOpenedEarlier). The service's callbacks are dropped
+     * from here on, so only the browser's return reports the result.
+     */
+    async function formOpenedEarlier(payUrl: string) {
+      const opened = await request(payUrl)
+      const form = formOfPage(await opened.body.text())
+      env.sandbox().setCallbackKnobs({ drop: true })
+      return form
+    }
+
+    /** The form opened earlier, posted with the approved card: the service's approval and where the return route lands. */
+    async function payOnFormOpenedEarlier(form: ReturnType<typeof formOfPage>) {
+      const { serviceLocation } = await postPaymentForm(form, CARDS.approved)
+      const approval = new URL(serviceLocation as string).searchParams.get("transactionId") as string
+      const back = await request(serviceLocation as string)
+      await back.body.dump()
+      return { approval, landed: new URL(String(back.headers.location)) }
+    }
+
+    it("collects exactly the difference of an order captured, then edited up, on the hosted page; nothing else moves", async () => {
+      const { orderId, payment } = await capturedThenEditedUp()
       const edited = await orderMoney(orderId)
       expect(Number(edited.total)).toBe(55)
       expect(Number(edited.summary.pending_difference)).toBe(25)
@@ -112,13 +123,8 @@ medusaIntegrationTestRunner({
       expect(owed.payment_sessions).toEqual([])
       const before = serviceRecords()
 
-      // Medusa's own route, as its admin API documents it (2.21.2): a
-      // session of the provider on the order's collection.
-      const created = await post(`/admin/payment-collections/${owed.id}/payment-sessions`, {
-        provider_id: CARD_SERVICE_PROVIDER_ID,
-      })
-      expect(created.status).toBe(200)
-      const [session] = created.data.payment_collection.payment_sessions
+      // Medusa's own route: a session of the provider on the order's collection.
+      const session = await sessionOnCollection(owed.id)
       expect(session).toMatchObject({ provider_id: CARD_SERVICE_PROVIDER_ID, status: "pending" })
       expect(Number(session.amount)).toBe(25)
       expect(session.data.pay_url).toBe(`${env.backendUrl()}/card-service/pay/${session.id}`)
@@ -272,17 +278,10 @@ medusaIntegrationTestRunner({
       ])(
         "the hosted page refuses it (another %s), and an approval made on a form opened before is reversed, authorizing nothing",
         async (_, change) => {
-          const { orderId, payment } = await checkoutToOrder(api, getContainer())
-          expect((await post(`/admin/payments/${payment.id}/capture`, {})).status).toBe(200)
-          await editQuantity(orderId, 2)
+          const { orderId } = await capturedThenEditedUp()
           const owed = await unpaidCollection(orderId)
-          const created = await post(`/admin/payment-collections/${owed.id}/payment-sessions`, {
-            provider_id: CARD_SERVICE_PROVIDER_ID,
-          })
-          const [session] = created.data.payment_collection.payment_sessions
-          const opened = await request(session.data.pay_url)
-          const form = formOfPage(await opened.body.text())
-          sandboxCallbacks("drop")
+          const session = await sessionOnCollection(owed.id)
+          const form = await formOpenedEarlier(session.data.pay_url)
           // Medusa's record moves while the sealed data keeps 25 EUR.
           await (getContainer().resolve("payment") as any).paymentSessionService_.update({ id: session.id, ...change })
           const requestsBefore = env.sandbox().requests().length
@@ -295,86 +294,51 @@ medusaIntegrationTestRunner({
           // Refused before anything was asked of the service (no form code).
           expect(env.sandbox().requests().length).toBe(requestsBefore)
 
-          const { serviceLocation } = await postPaymentForm(form, CARDS.approved)
-          const approval = new URL(serviceLocation as string).searchParams.get("transactionId") as string
-          expect(env.sandbox().transaction(approval)).toMatchObject({ status: "successful", amount: 25 })
-          const back = await request(serviceLocation as string)
-          await back.body.dump()
-          const landed = new URL(String(back.headers.location))
+          const { approval, landed } = await payOnFormOpenedEarlier(form)
 
+          // The service approved the 25 EUR sealed in the form.
+          expect(env.sandbox().transaction(approval)).toMatchObject({ status: "successful", amount: 25 })
           expect(landed.searchParams.get("status")).toBe("failed")
           expect(landed.searchParams.get("reason_code")).toBe("tampered")
           const collection = (await orderMoney(orderId)).payment_collections.find((c: any) => c.id === owed.id)
           expect(collection.status).toBe("not_paid")
           expect(collection.payments).toEqual([])
           expect(collection.payment_sessions[0].authorized_at).toBeFalsy()
-          expect(
-            env
-              .sandbox()
-              .transactions()
-              .filter((r) => r.originalTransactionId === approval)
-              .map((r) => [r.step, r.status])
-          ).toEqual([["REVERSAL", "successful"]])
+          expect(followOnsOf(approval)).toEqual([["REVERSAL", "successful"]])
         }
       )
     })
 
     it("reverses an approval for what the order no longer owes (it was canceled after the link was opened)", async () => {
-      const { orderId, payment } = await checkoutToOrder(api, getContainer())
-      expect((await post(`/admin/payments/${payment.id}/capture`, {})).status).toBe(200)
-      await editQuantity(orderId, 2)
+      const { orderId, payment } = await capturedThenEditedUp()
       const link = (await post(`/admin/card-service/orders/${orderId}/outstanding`)).data.outstanding.link
-      const opened = await request(link.pay_url)
-      const form = formOfPage(await opened.body.text())
-      sandboxCallbacks("drop")
+      const form = await formOpenedEarlier(link.pay_url)
       expect((await post(`/admin/orders/${orderId}/cancel`)).status).toBe(200)
       expect((await request(link.pay_url)).statusCode).toBe(404)
 
-      const { serviceLocation } = await postPaymentForm(form, CARDS.approved)
-      const approval = new URL(serviceLocation as string).searchParams.get("transactionId") as string
-      const back = await request(serviceLocation as string)
-      await back.body.dump()
-      const landed = new URL(String(back.headers.location))
+      const { approval, landed } = await payOnFormOpenedEarlier(form)
 
       expect(landed.searchParams.get("status")).toBe("failed")
       expect(landed.searchParams.get("reason_code")).toBe("balance_closed")
       const money = await orderMoney(orderId)
       expect(money.payment_collections.flatMap((c: any) => c.payments).filter((p: any) => p.id !== payment.id)).toEqual([])
-      expect(
-        env
-          .sandbox()
-          .transactions()
-          .filter((r) => r.originalTransactionId === approval)
-          .map((r) => [r.step, r.status])
-      ).toEqual([["REVERSAL", "successful"]])
+      expect(followOnsOf(approval)).toEqual([["REVERSAL", "successful"]])
     })
 
     describe("in a real browser (Debian's chromium)", () => {
-      let browser: Browser
-      beforeAll(async () => {
-        fs.mkdirSync(SCREENSHOTS, { recursive: true })
-        browser = await launchChromium()
-      })
-      afterAll(async () => {
-        await browser?.close()
-      })
+      const browser = useChromium()
 
       it("the customer opens the link the owner copied, pays with a 3DS challenge, and the order's new collection is authorized", async () => {
-        const { orderId, payment } = await checkoutToOrder(api, getContainer())
-        expect((await post(`/admin/payments/${payment.id}/capture`, {})).status).toBe(200)
-        await editQuantity(orderId, 2)
+        const { orderId } = await capturedThenEditedUp()
         const link = (await post(`/admin/card-service/orders/${orderId}/outstanding`)).data.outstanding.link
-        const page = await browser.newPage({ viewport: { width: 390, height: 844 } })
+        const page = await browser().newPage({ viewport: { width: 390, height: 844 } })
 
         await page.goto(link.pay_url)
         await expect(page.locator("h1").textContent()).resolves.toBe("Pay €25.00")
         await expect(page.inputValue('input[name="firstName"]')).resolves.toBe("Ada")
-        await page.fill("#card-number", CHALLENGE_CARD)
-        await page.selectOption('select[name="cardExpirationMonth"]', "12")
-        await page.selectOption('select[name="cardExpirationYear"]', String(new Date().getUTCFullYear() + 3))
+        await fillCard(page, CHALLENGE_CARD)
         await page.screenshot({ path: path.join(SCREENSHOTS, "order-edit-payment-page.png"), fullPage: true })
-        await Promise.all([page.waitForURL(/\/challenge|3ds|authenticat/i), page.click('button[type="submit"]')])
-        await Promise.all([page.waitForURL(`${env.storefrontUrl()}/**`), page.click("#pass")])
+        await submitThroughChallenge(page, env.storefrontUrl())
 
         await expect(page.textContent("#order-id")).resolves.toBe(orderId)
         const collection = (await orderMoney(orderId)).payment_collections.find((c: any) =>
@@ -390,10 +354,5 @@ medusaIntegrationTestRunner({
         await page.close()
       })
     })
-
-    /** The service's callbacks: dropped, so only the browser's return reports a result. */
-    function sandboxCallbacks(mode: "drop") {
-      env.sandbox().setCallbackKnobs({ drop: mode === "drop" })
-    }
   },
 })
