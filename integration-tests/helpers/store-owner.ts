@@ -36,12 +36,15 @@ export function useStoreOwner(
     headers,
     post,
     get,
-    /** Medusa's order edit: the first item's quantity, requested and confirmed, each step answered 200. */
-    async editQuantity(orderId: string, quantity: number) {
+    /**
+     * Medusa's order edit of the order's first item (its quantity, or its
+     * unit_price too), requested and confirmed, each step answered 200.
+     */
+    async editFirstItem(orderId: string, change: { quantity: number; unit_price?: number }) {
       const { data } = await get(`/admin/orders/${orderId}?fields=*items`)
       const steps = [
         await post(`/admin/order-edits`, { order_id: orderId }),
-        await post(`/admin/order-edits/${orderId}/items/item/${data.order.items[0].id}`, { quantity }),
+        await post(`/admin/order-edits/${orderId}/items/item/${data.order.items[0].id}`, change),
         await post(`/admin/order-edits/${orderId}/request`),
         await post(`/admin/order-edits/${orderId}/confirm`),
       ]

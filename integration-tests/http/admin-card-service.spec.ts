@@ -1,12 +1,9 @@
 import { createRegionsWorkflow } from "@medusajs/core-flows"
 import { medusaIntegrationTestRunner } from "@medusajs/test-utils"
 import { useCardServiceSandbox } from "../helpers/card-service-env"
-import {
-  adminHeaders,
-  checkoutToOrder,
-  paymentOfOrder,
-} from "../helpers/checkout-flow"
+import { checkoutToOrder, paymentOfOrder } from "../helpers/checkout-flow"
 import { CARD_SERVICE_PROVIDER_ID, seedStore } from "../helpers/seed-store"
+import { useStoreOwner } from "../helpers/store-owner"
 
 jest.setTimeout(120_000)
 
@@ -15,12 +12,7 @@ const env = useCardServiceSandbox({ settlementMs: SETTLEMENT_MS })
 
 medusaIntegrationTestRunner({
   testSuite: ({ api, getContainer }) => {
-    let admin: Record<string, string>
-
-    beforeEach(async () => {
-      env.sandbox().resetKnobs()
-      admin = await adminHeaders(getContainer())
-    })
+    const owner = useStoreOwner(api, getContainer, env)
 
     const call = (promise: Promise<any>) =>
       promise.catch((error) => error.response)
@@ -31,12 +23,12 @@ medusaIntegrationTestRunner({
       await api.post(
         `/admin/payments/${payment.id}/capture`,
         {},
-        { headers: admin }
+        { headers: owner.headers() }
       )
       await api.post(
         `/admin/payments/${payment.id}/refund`,
         { amount: 10 },
-        { headers: admin }
+        { headers: owner.headers() }
       )
       const stored = await paymentOfOrder(getContainer(), orderId)
       const refund = stored.data.transactions.find(
@@ -51,7 +43,7 @@ medusaIntegrationTestRunner({
 
     const transactionsOf = (paymentId: string) =>
       api.get(`/admin/card-service/payments/${paymentId}/transactions`, {
-        headers: admin,
+        headers: owner.headers(),
       })
 
     describe("admin authentication", () => {
@@ -89,7 +81,7 @@ medusaIntegrationTestRunner({
         })
 
         const { status, data } = await api.get("/admin/card-service/settings", {
-          headers: admin,
+          headers: owner.headers(),
         })
 
         expect(status).toBe(200)
@@ -141,7 +133,7 @@ medusaIntegrationTestRunner({
         const { status, data } = await api.post(
           "/admin/card-service/test-connection",
           {},
-          { headers: admin }
+          { headers: owner.headers() }
         )
 
         expect(status).toBe(200)
@@ -163,7 +155,7 @@ medusaIntegrationTestRunner({
         const { status, data } = await api.post(
           "/admin/card-service/test-connection",
           { provider_id: CARD_SERVICE_PROVIDER_ID },
-          { headers: admin }
+          { headers: owner.headers() }
         )
 
         expect(status).toBe(200)
@@ -181,28 +173,28 @@ medusaIntegrationTestRunner({
           api.post(
             "/admin/card-service/test-connection",
             { provider_id: 5 },
-            { headers: admin }
+            { headers: owner.headers() }
           )
         )
         const otherProvider = await call(
           api.post(
             "/admin/card-service/test-connection",
             { provider_id: "pp_system_default" },
-            { headers: admin }
+            { headers: owner.headers() }
           )
         )
         const unknownField = await call(
           api.post(
             "/admin/card-service/test-connection",
             { code: "x" },
-            { headers: admin }
+            { headers: owner.headers() }
           )
         )
         const unknownProvider = await call(
           api.post(
             "/admin/card-service/test-connection",
             { provider_id: "pp_card-service_other" },
-            { headers: admin }
+            { headers: owner.headers() }
           )
         )
 
@@ -313,7 +305,7 @@ medusaIntegrationTestRunner({
       const voidOf = (paymentId: string, body: unknown) =>
         call(
           api.post(`/admin/card-service/payments/${paymentId}/void`, body, {
-            headers: admin,
+            headers: owner.headers(),
           })
         )
 
@@ -416,7 +408,7 @@ medusaIntegrationTestRunner({
         await api.post(
           `/admin/payments/${payment.id}/capture`,
           {},
-          { headers: admin }
+          { headers: owner.headers() }
         )
         const captured = await paymentOfOrder(getContainer(), orderId)
         const captureId = captured.data.capture.transaction_id
@@ -456,7 +448,7 @@ medusaIntegrationTestRunner({
           api.post(
             `/admin/payments/${payment.id}/refund`,
             { amount: 30 },
-            { headers: admin }
+            { headers: owner.headers() }
           )
         )
         expect(refund.status).toBe(200)
@@ -509,7 +501,7 @@ medusaIntegrationTestRunner({
         const refund = await api.post(
           `/admin/payments/${payment.id}/refund`,
           { amount: 5 },
-          { headers: admin }
+          { headers: owner.headers() }
         )
         expect(refund.status).toBe(200)
         const response = await voiding

@@ -1,7 +1,8 @@
 import { medusaIntegrationTestRunner } from "@medusajs/test-utils"
 import { useCardServiceSandbox } from "../helpers/card-service-env"
-import { adminHeaders, checkoutToOrder, paymentOfOrder } from "../helpers/checkout-flow"
+import { checkoutToOrder, paymentOfOrder } from "../helpers/checkout-flow"
 import { CARD_SERVICE_PROVIDER_ID, seedStore } from "../helpers/seed-store"
+import { useStoreOwner } from "../helpers/store-owner"
 import { cardServiceProvider } from "../../src/checkout/provider-lookup"
 import { bookedTotals, serviceTotals } from "../helpers/order-flows"
 
@@ -16,16 +17,12 @@ const env = useCardServiceSandbox()
  */
 medusaIntegrationTestRunner({
   testSuite: ({ api, getContainer }) => {
-    let admin: Record<string, string>
+    const owner = useStoreOwner(api, getContainer, env)
+    const { post } = owner
 
-    beforeEach(async () => {
-      env.sandbox().resetKnobs()
+    beforeEach(() => {
       env.sandbox().clearFaults()
-      admin = await adminHeaders(getContainer())
     })
-
-    const post = (path: string, body: unknown = {}) =>
-      api.post(path, body, { headers: admin }).catch((error: any) => error.response)
 
     const expectServiceHoldsWhatMedusaBooks = async (orderId: string) => {
       const payment = await paymentOfOrder(getContainer(), orderId)
@@ -63,23 +60,16 @@ medusaIntegrationTestRunner({
         expect(after.captured_at).toBeFalsy()
         expect(after.data.capture.amount).toBe(part)
         // The admin's comparison: the service's totals, and no difference to name.
-        const view = (await api.get(`/admin/card-service/payments/${payment.id}/transactions`, { headers: admin })).data
+        const view = (await api.get(`/admin/card-service/payments/${payment.id}/transactions`, { headers: owner.headers() })).data
         expect(view.payment.service).toEqual({ captured: part, refunded: 0 })
         expect(view.payment.notes).toEqual([])
         expect(view.payment.capture_note).toContain("allows one capture per approval")
       })
     })
 
-    /** Medusa's order edit of the first item to `unitPrice`, requested and confirmed. */
+    /** Medusa's order edit of the first item to `unitPrice`, requested and confirmed: the order then. */
     const editFirstItem = async (orderId: string, unitPrice: number) => {
-      const order = (await api.get(`/admin/orders/${orderId}?fields=*items`, { headers: admin })).data.order
-      const steps = [
-        await post(`/admin/order-edits`, { order_id: orderId }),
-        await post(`/admin/order-edits/${orderId}/items/item/${order.items[0].id}`, { quantity: 1, unit_price: unitPrice }),
-        await post(`/admin/order-edits/${orderId}/request`),
-        await post(`/admin/order-edits/${orderId}/confirm`),
-      ]
-      expect(steps.map((step) => [step.status, step.data.message])).toEqual(steps.map(() => [200, undefined]))
+      await owner.editFirstItem(orderId, { quantity: 1, unit_price: unitPrice })
       const query = getContainer().resolve("query")
       const { data } = await query.graph({
         entity: "order",
@@ -192,7 +182,7 @@ medusaIntegrationTestRunner({
       const held = serviceTotals(env.sandbox().transactions(), payment)
       expect([held.captured, held.refunded]).toEqual([30, 0])
 
-      const view = (await api.get(`/admin/card-service/payments/${payment.id}/transactions`, { headers: admin })).data
+      const view = (await api.get(`/admin/card-service/payments/${payment.id}/transactions`, { headers: owner.headers() })).data
       expect(view.transactions.filter((r: any) => r.unknown_refund_id).map((r: any) => r.unknown_refund_id)).toEqual([unknown.id])
       expect(view.payment.notes).toEqual([expect.stringContaining(`Medusa refund ${unknown.id}) had no answer`)])
       const notMade = await post(`/admin/card-service/payments/${payment.id}/unknown-refunds`, {

@@ -30,7 +30,7 @@ medusaIntegrationTestRunner({
     it("captures the difference at once when it is paid, and the order owes nothing", async () => {
       const { store, orderId, payment } = await checkoutToOrder(api, getContainer())
       expect(payment.captured_at).toBeTruthy()
-      await owner.editQuantity(orderId, 2)
+      await owner.editFirstItem(orderId, { quantity: 2 })
       const owed = (await order(orderId)).payment_collections.find((c: any) => c.status === "not_paid")
       expect(Number(owed.amount)).toBe(25)
       const before = env.sandbox().transactions().map((r) => r.transactionId)

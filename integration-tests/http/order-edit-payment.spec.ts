@@ -35,7 +35,8 @@ const env = useCardServiceSandbox({ storefrontPage: true })
  */
 medusaIntegrationTestRunner({
   testSuite: ({ api, getContainer }) => {
-    const { post, get, editQuantity, sessionOnCollection } = useStoreOwner(api, getContainer, env)
+    const { post, get, editFirstItem, sessionOnCollection } = useStoreOwner(api, getContainer, env)
+    const editQuantity = (orderId: string, quantity: number) => editFirstItem(orderId, { quantity })
 
     /** An order paid (30 EUR), captured, then edited up to two T-shirts: it owes 25. */
     async function capturedThenEditedUp() {
