@@ -14,6 +14,7 @@
 import { request } from "undici"
 import { AUTHORIZE_ONLY_PROVIDER_ID, CARD_PROVIDER_ID, type Cluster } from "./load-cluster"
 import { seededRandom } from "./soak-faults"
+import { followOnReference } from "../../src/providers/card-service/merchant-reference"
 
 /** The admin the cluster's seed creates (load-cluster.ts). */
 const ADMIN = { email: "admin@example.com", password: "supersecret" }
@@ -212,6 +213,39 @@ export function storeOwner(cluster: Cluster) {
     return { step, money, order, owed, fulfilAll, receive }
   }
 
+  /**
+   * What docs/admin.md tells the owner to do about a refund the service never
+   * answered (booked as of unknown outcome, and no other refund of the
+   * payment is sent meanwhile): look its reference up at the card service
+   * and say whether it was made. The sandbox's records stand for the card
+   * service's own dashboard, which finds a reference; the interface cannot.
+   * For one payment, or (null) every card-service payment. How many answered.
+   */
+  const answerUnknownRefunds = async (paymentId: string | null, note: (line: string) => void): Promise<number> => {
+    const rows = await cluster.query(
+      `SELECT id, data FROM payment
+        WHERE deleted_at IS NULL AND provider_id LIKE 'pp_card-service_%'
+          AND data->'transactions' @> '[{"operation":"refund","decision":"UNKNOWN"}]'::jsonb
+          ${paymentId ? "AND id = $1" : ""}`,
+      paymentId ? [paymentId] : []
+    )
+    let answered = 0
+    for (const row of rows) {
+      const data = row.data as { session_id: string; transactions: Array<{ operation: string; decision: string; key?: string; amount: number | null }> }
+      for (const entry of data.transactions) {
+        if (entry.operation !== "refund" || entry.decision !== "UNKNOWN" || !entry.key) continue
+        const reference = followOnReference(data.session_id, entry.key)
+        const made = cluster.sandbox
+          .transactions()
+          .some((r) => r.step === "REFUND" && r.status === "successful" && r.merchantReferenceCode === reference)
+        const answer = await admin(`/admin/card-service/payments/${row.id}/unknown-refunds`, { refund_id: entry.key, made })
+        note(`unknown refund ${entry.amount}: the card service ${made ? "shows it" : "does not show it"}; answered ${answer.status}`)
+        answered += answer.status === 200 ? 1 : 0
+      }
+    }
+    return answered
+  }
+
   /** `plan`'s action on `payment`: a short line saying what it came to. */
   const runAction = async (
     payment: NonNullable<Awaited<ReturnType<typeof paymentOf>>>,
@@ -334,7 +368,11 @@ export function storeOwner(cluster: Cluster) {
       if (!payment) return "no payment yet"
       busy.set(payment.paymentId, (busy.get(payment.paymentId) ?? 0) + 1)
       try {
-        return await runAction(payment, plan, note)
+        const outcome = await runAction(payment, plan, note)
+        // A refund left unknown is looked up and answered at once, as the
+        // refusal of the next refund tells the owner to.
+        await answerUnknownRefunds(payment.paymentId, note)
+        return outcome
       } catch (error) {
         if (error instanceof StepFailed) return `${error.step} ${error.answer.status}`
         throw error
@@ -344,6 +382,9 @@ export function storeOwner(cluster: Cluster) {
         else busy.delete(payment.paymentId)
       }
     },
+
+    /** Every refund still of unknown outcome, looked up and answered (before the final check). */
+    answerUnknownRefunds: (note: (line: string) => void) => answerUnknownRefunds(null, note),
 
     /** One sweep on the instance at `base`: whether it ran and how many actions it took. */
     async sweep(base: string): Promise<{ ran: boolean; actions: number; serviceDown: boolean }> {
