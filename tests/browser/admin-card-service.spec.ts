@@ -216,7 +216,7 @@ describe("admin screens of the card service", () => {
     expect(after.data.refunded_amount).toBe(0)
   })
 
-  it("shows a refund whose answer was lost, with its age, the action needed and its reference, and the capture the sweep confirmed", async () => {
+  it("shows a refund whose answer was lost, with its age, the action needed and its reference, and the capture the sweep confirmed; the owner answers It was made in the order widget", async () => {
     const shopper = await browser!.newPage()
     const orderId = await buyWithChallengeCard(shopper, ready)
     await shopper.close()
@@ -290,6 +290,24 @@ describe("admin screens of the card service", () => {
     await sweep.waitFor({ timeout: 60_000 })
     await sweep.getByText("refund unknown").waitFor()
     await sweep.getByText("capture confirmed").waitFor()
+
+    // The owner looks the refund up at the card service (its answer was
+    // lost after it was made) and says so: the question goes away, and
+    // payment.data holds the refund as made.
+    const widget = page.getByTestId("card-service-order-widget")
+    const question = widget.getByTestId("card-service-unknown-refund")
+    await question.waitFor({ timeout: 60_000 })
+    expect(await question.textContent()).toContain(`Medusa refund ${refundId}`)
+    expect(
+      (await wcagCheck(page, ["[data-testid=card-service-order-widget]"])).violations
+    ).toEqual([])
+    await question.getByRole("button", { name: "It was made" }).click()
+    await page.getByRole("button", { name: "It was made" }).last().click()
+    await question.waitFor({ state: "detached", timeout: 30_000 })
+    const settled = (await cardServicePayment(ready, token, orderId)).data.transactions.find(
+      (t: any) => t.operation === "refund"
+    )
+    expect(settled).toMatchObject({ key: refundId, decision: "ACCEPT" })
   })
 
   it("shows what an order edited up owes, makes a payment link with one button, and the customer pays it on the hosted page", async () => {
