@@ -109,16 +109,21 @@ describe("admin screens of the card service", () => {
     }
   })
 
-  it("shows the settings, tests the connection, lists an order's service transactions and voids a pending refund", async () => {
+  /** An order a shopper bought with the challenge card, its payment captured through Medusa's admin API. */
+  const capturedOrder = async () => {
     const shopper = await browser!.newPage()
     const orderId = await buyWithChallengeCard(shopper, ready)
     await shopper.close()
-
-    // Capture, then refund 10 of it, through Medusa's own admin API: the
-    // refund stays PENDING at the service (the demo's settlement time is minutes).
     const token = await adminToken(ready)
     const payment = await cardServicePayment(ready, token, orderId)
     await adminPost(ready, token, `/admin/payments/${payment.id}/capture`, {})
+    return { orderId, token, payment }
+  }
+
+  it("shows the settings, tests the connection, lists an order's service transactions and voids a pending refund", async () => {
+    // Capture, then refund 10 of it, through Medusa's own admin API: the
+    // refund stays PENDING at the service (the demo's settlement time is minutes).
+    const { orderId, token, payment } = await capturedOrder()
     await adminPost(ready, token, `/admin/payments/${payment.id}/refund`, {
       amount: 10,
     })
@@ -311,14 +316,9 @@ describe("admin screens of the card service", () => {
   })
 
   it("shows what an order edited up owes, makes a payment link with one button, and the customer pays it on the hosted page", async () => {
-    const shopper = await browser!.newPage()
-    const orderId = await buyWithChallengeCard(shopper, ready)
-    await shopper.close()
     // Captured, then edited up (one more of its first item), through
     // Medusa's own admin API, as the dashboard's order edit does.
-    const token = await adminToken(ready)
-    const payment = await cardServicePayment(ready, token, orderId)
-    await adminPost(ready, token, `/admin/payments/${payment.id}/capture`, {})
+    const { orderId, token, payment } = await capturedOrder()
     const { order } = await adminCall(ready, token, "GET", `/admin/orders/${orderId}?fields=*items`)
     const item = order.items[0]
     await adminPost(ready, token, "/admin/order-edits", { order_id: orderId })
