@@ -1,6 +1,6 @@
 import { MedusaError } from "@medusajs/framework/utils"
 import { resolveCurrency } from "../../lib/iso-codes"
-import { fromMinorUnits, toMinorUnits } from "../../lib/money"
+import { amountsEqual, fromMinorUnits, toMinorUnits } from "../../lib/money"
 import { followOnReference } from "./merchant-reference"
 import type {
   CardServiceSessionData,
@@ -38,11 +38,16 @@ export function sameAmount(
   b: number,
   session: Pick<CardServiceSessionData, "currency_code">
 ): boolean {
-  return (
-    a !== null &&
-    toMinorUnits(a, session.currency_code) ===
-      toMinorUnits(b, session.currency_code)
-  )
+  return a !== null && amountsEqual(a, b, session.currency_code)
+}
+
+/** Minor units of the approval a capture of `taken` leaves uncaptured. */
+function restOfApproval(
+  session: Pick<CardServiceSessionData, "amount" | "currency_code">,
+  taken: number
+): bigint {
+  const code = session.currency_code
+  return toMinorUnits(session.amount, code) - toMinorUnits(taken, code)
 }
 
 /**
@@ -66,11 +71,7 @@ export function secondCaptureText(
   if (earlier.decision === "UNKNOWN") {
     return `cannot capture ${formatAmount(asked, session)} now: an earlier capture of this payment (${formatAmount(taken, session)}, reference ${followOnReference(session.session_id, earlier.key)}) has had no answer from the service, and the reconciliation sweep is settling it. Nothing more is captured until it is settled; Medusa books nothing for this request.`
   }
-  const rest = fromMinorUnits(
-    toMinorUnits(session.amount, session.currency_code) -
-      toMinorUnits(taken, session.currency_code),
-    session.currency_code
-  )
+  const rest = fromMinorUnits(restOfApproval(session, taken), session.currency_code)
   return `cannot capture ${formatAmount(asked, session)}: the card service allows one capture per approval, and this payment's approval of ${formatAmount(session.amount, session)} was already captured for ${formatAmount(taken, session)}. The other ${formatAmount(rest, session)} cannot be captured; the card issuer gives it back to the shopper when the approval expires. Medusa books nothing for this request. To collect more from the shopper, take a new payment for the outstanding amount (the payment link in the order's card-service panel).`
 }
 
@@ -118,9 +119,7 @@ export function partialCaptureText(session: Session): string | null {
   if (!capture || capture.decision !== "ACCEPT" || capture.amount === null) {
     return null
   }
-  const code = session.currency_code
-  const rest =
-    toMinorUnits(session.amount, code) - toMinorUnits(capture.amount, code)
+  const rest = restOfApproval(session, capture.amount)
   if (rest <= 0n) return null
-  return `${formatAmount(capture.amount, session)} of the ${formatAmount(session.amount, session)} approval was captured. The card service allows one capture per approval, so the other ${formatAmount(fromMinorUnits(rest, code), session)} cannot be captured: the card issuer gives it back to the shopper when the approval expires. To collect more, take a new payment for what the order still owes.`
+  return `${formatAmount(capture.amount, session)} of the ${formatAmount(session.amount, session)} approval was captured. The card service allows one capture per approval, so the other ${formatAmount(fromMinorUnits(rest, session.currency_code), session)} cannot be captured: the card issuer gives it back to the shopper when the approval expires. To collect more, take a new payment for what the order still owes.`
 }

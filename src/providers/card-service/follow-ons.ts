@@ -233,11 +233,7 @@ export class FollowOns {
       result = await this.client_.refund({
         ...followOnFields(session, key, this.merchantEmail_, context),
         amount: refundAmount,
-        // The capture is what a refund gives back (section 2.3); when the
-        // service never named the capture, the sandbox and the service
-        // accept the authorization it captured.
-        originalTransactionId:
-          capture.transaction_id ?? (session.transaction_id as string),
+        originalTransactionId: refundTarget(session),
       })
     } catch (error) {
       if (!isIndeterminate(error) && !serviceFailed(error)) {
@@ -326,8 +322,7 @@ export class FollowOns {
     const result = await this.client_.refund({
       ...followOnFields(session, key, this.merchantEmail_),
       amount: entry.amount ?? 0,
-      originalTransactionId:
-        session.capture?.transaction_id ?? (session.transaction_id as string),
+      originalTransactionId: refundTarget(session),
     })
     return settled(result)
   }
@@ -406,6 +401,15 @@ export class FollowOns {
       throw toMedusaError(error, "void", this.logger_)
     }
   }
+}
+
+/**
+ * What a refund names: the capture it gives back (section 2.3); when the
+ * service never named the capture, the sandbox and the service accept the
+ * authorization it captured.
+ */
+function refundTarget(session: CardServiceSessionData): string {
+  return session.capture?.transaction_id ?? (session.transaction_id as string)
 }
 
 /** `result` with `amount` added to what `before` had refunded. */
