@@ -1,5 +1,5 @@
 import { CardServiceError, type CardServiceErrorCategory } from "./card-service-error"
-import type { OperationName } from "./card-service-operations"
+import type { AnswerKind, OperationName } from "./card-service-operations"
 
 /**
  * What one call to the service came to, handed to the client's `observer`
@@ -13,9 +13,18 @@ export type ServiceCallReport = {
   operation: OperationName
   /** The service's last HTTP status; absent when no answer came (transport failure). */
   httpStatus?: number
-  /** The 2.5 decision (ACCEPT or REJECT) of a verdict operation, when the service gave one. */
+  /**
+   * The 2.5 decision (ACCEPT or REJECT) of a verdict operation (capture,
+   * refund, reverse, void), when the service gave one.
+   */
   decision?: string
-  /** The section 7 reason code of the verdict, or of the record a retrieve read. */
+  /**
+   * The section 7 reason code of a verdict operation's verdict, or of the
+   * record a retrieve read. Not the body of a document operation's error
+   * answer: a retrieve answered 503 with `{decision: "REJECT", reasonCode:
+   * "150"}` read no record and decided nothing (issue 41: its span said
+   * REJECT, as if a payment had been refused).
+   */
   reasonCode?: string
   /**
    * HTTP exchanges the call made: 1, more when a retry-safe request was
@@ -46,14 +55,14 @@ export type CallTally = { attempts: number; httpStatus?: number }
 
 /** Builds the report of a call that ended with `outcome` (a result or the error it threw). */
 export function callReport(
-  operation: OperationName,
+  operation: { name: OperationName; answer: AnswerKind },
   tally: CallTally,
   startedAt: number,
   durationMs: number,
   outcome: { result: unknown } | { error: unknown }
 ): ServiceCallReport {
   const report: ServiceCallReport = {
-    operation,
+    operation: operation.name,
     attempts: tally.attempts,
     durationMs,
     startedAt,
@@ -63,8 +72,10 @@ export function callReport(
     const error = outcome.error
     if (CardServiceError.is(error)) {
       report.errorCategory = error.category
-      if (error.decision) report.decision = error.decision
-      if (error.reasonCode) report.reasonCode = error.reasonCode
+      if (operation.answer === "verdict") {
+        if (error.decision) report.decision = error.decision
+        if (error.reasonCode) report.reasonCode = error.reasonCode
+      }
     } else {
       report.errorCategory = "unexpected"
     }
@@ -72,10 +83,10 @@ export function callReport(
   }
   const result = outcome.result as Record<string, unknown> | null
   if (result && typeof result === "object") {
-    if (typeof result.decision === "string") report.decision = result.decision
+    if (operation.answer === "verdict" && typeof result.decision === "string") report.decision = result.decision
     if (typeof result.reasonCode === "string") report.reasonCode = result.reasonCode
     if (
-      operation === "retrieve" &&
+      operation.name === "retrieve" &&
       typeof result.step === "string" &&
       typeof result.status === "string" &&
       typeof result.transactionId === "string"

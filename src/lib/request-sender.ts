@@ -115,7 +115,7 @@ export class RequestSender {
       throw error
     } finally {
       try {
-        observer(callReport(operation.name, tally, startedAt, performance.now() - started, outcome!))
+        observer(callReport(operation, tally, startedAt, performance.now() - started, outcome!))
       } catch {
         // An observer's failure never becomes the call's (call-report.ts).
       }

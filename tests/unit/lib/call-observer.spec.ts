@@ -114,6 +114,23 @@ describe("the client's observer", () => {
     expect(JSON.stringify(reports)).not.toMatch(new RegExp(`${SECRET}|${CODE_1}|${CODE_2}|1111`))
   })
 
+  it("reports a retrieve answered 503 with a REJECT body with no decision or reason code: it read no record and decided nothing (issue 41)", async () => {
+    const { pool, client, reports } = setup()
+    pool.intercept({ path: "/authorize", method: "GET" }).reply(200, { Authorization: CODE_1 })
+    pool
+      .intercept({ path: "/payment/retrieve/mid-42/t2", method: "GET" })
+      .reply(503, { decision: "REJECT", reasonCode: "150", transactionId: "t2" })
+      .times(3)
+
+    await expect(client.retrieve("t2")).rejects.toMatchObject({ category: "service_error" })
+
+    const retrieve = reports.find((r) => r.operation === "retrieve")!
+    expect(retrieve).toMatchObject({ httpStatus: 503, attempts: 3, errorCategory: "service_error" })
+    expect(retrieve.decision).toBeUndefined()
+    expect(retrieve.reasonCode).toBeUndefined()
+    expect(retrieve.record).toBeUndefined()
+  })
+
   it("reports a transport failure without a status, and an observer that throws changes nothing", async () => {
     const agent = new MockAgent()
     agent.disableNetConnect()
