@@ -19,7 +19,8 @@ import { isUnderReview, reasonText } from "../providers/card-service/status-mapp
 import { ApprovalNotReleased } from "../providers/card-service/approval-reversal"
 import { notesOf, type ReconcileNote, sessionRowWriter, updateSessionNotes } from "../payment-notes/session-notes"
 import { notReleasedNote } from "../payment-notes/not-released"
-import type { SettleOutcome } from "./settle-types"
+import type { SettleHint, SettleOutcome } from "./settle-types"
+import { countExpiredReview } from "../observability/settlement-telemetry"
 
 /**
  * Events a store subscribes to (docs/reconciliation.md, "Orders on hold"),
@@ -66,11 +67,14 @@ export type ReviewCase = {
   orderId: string
   now?: Date
   /**
-   * The sweep is asking, not a report: when nothing has changed, the next
-   * look is put off (nextLook), so that an order on hold, and one canceled
-   * for want of a verdict, cost the service fewer calls as they age.
+   * What brought the verdict in: the service's callback, the shopper's
+   * return, the storefront's poll, or the sweep asking. The sweep's look,
+   * when nothing has changed, puts the next one off (putOffNextLook), so
+   * that an order on hold, and one canceled for want of a verdict, cost the
+   * service fewer calls as they age. The note says which it was: Needs
+   * attention tells an action of the sweep's from one a callback brought.
    */
-  polled?: boolean
+  source: SettleHint["source"]
 }
 
 /**
@@ -92,8 +96,9 @@ export type ReviewCase = {
  * authorized or canceled and nothing left to do.
  */
 export async function settleReview(container: MedusaContainer, review: ReviewCase): Promise<SettleOutcome> {
-  const { session, provider, data, cartId, orderId } = review
+  const { session, provider, data, cartId, orderId, source } = review
   const now = review.now ?? new Date()
+  const polled = source === "sweep"
   const order = await heldOrder(container, orderId)
   const record = await retrieveRecord(provider, data.transaction_id as string)
   const verdict = record
@@ -112,11 +117,11 @@ export async function settleReview(container: MedusaContainer, review: ReviewCas
     // done, logged or counted until it does (issue 39: an expired review
     // was settled again on every sweep pass for a week).
     if (order.status === "canceled" || notesOf(session.metadata).reconcile?.review === "not_canceled") {
-      if (review.polled) await putOffNextLook(container, session.id, now, provider.options.reviewTimeoutMs, null)
+      if (polled) await putOffNextLook(container, session.id, now, provider.options.reviewTimeoutMs, null)
       return { kind: "review_closed", orderId, cartId, verdict: "expired", unchanged: true }
     }
     if (now.getTime() < deadline) {
-      if (review.polled) await putOffNextLook(container, session.id, now, provider.options.reviewTimeoutMs, deadline)
+      if (polled) await putOffNextLook(container, session.id, now, provider.options.reviewTimeoutMs, deadline)
       return { kind: "order", orderId, cartId, onHold: true }
     }
     const canceled = await cancelHeldOrder(container, review)
@@ -127,15 +132,17 @@ export async function settleReview(container: MedusaContainer, review: ReviewCas
       canceled === true
         ? `no verdict on the review within the time allowed: order ${orderId} was canceled and its stock released; an approval that still comes is reversed`
         : notCanceledMessage(orderId, "no verdict on the review came in time", canceled),
-      now
+      now,
+      source
     )
+    countExpiredReview(data.transaction_id as string)
     await emit(container, REVIEW_EVENTS.expired, { ...eventData("480"), order_canceled: canceled === true })
     return { kind: "review_closed", orderId, cartId, verdict: "expired" }
   }
 
   if (verdict.outcome === "approved" && order.status !== "canceled") {
     await authorizePaymentSessionForOrderWorkflow(container).run({ input: { payment_session_id: session.id } })
-    await noteReview(container, session.id, "approved", `the review approved the payment of order ${orderId}; it is authorized`, now)
+    await noteReview(container, session.id, "approved", `the review approved the payment of order ${orderId}; it is authorized`, now, source)
     await emit(container, REVIEW_EVENTS.approved, eventData((record as TransactionRecord).reasonCode))
     return { kind: "order", orderId, cartId, review: "approved" }
   }
@@ -147,7 +154,7 @@ export async function settleReview(container: MedusaContainer, review: ReviewCas
     const released = await release(provider, data, record as TransactionRecord, what, now)
     if ("refused" in released) {
       await closeSession(container, session, data, { code: "not_released", message: released.refused.message })
-      await noteNotReleased(container, session.id, released.refused)
+      await noteNotReleased(container, session.id, { ...released.refused, by: source })
       await emit(container, REVIEW_EVENTS.approvalNotReleased, eventData((record as TransactionRecord).reasonCode))
       return { kind: "review_closed", orderId, cartId, verdict: "not_released" }
     }
@@ -155,7 +162,7 @@ export async function settleReview(container: MedusaContainer, review: ReviewCas
       code: "review_expired",
       message: "approved after the order was canceled; the approval was reversed",
     })
-    await noteReview(container, session.id, "reversed", `${what}; the approval was reversed`, now)
+    await noteReview(container, session.id, "reversed", `${what}; the approval was reversed`, now, source)
     await emit(container, REVIEW_EVENTS.approvalReversed, eventData((record as TransactionRecord).reasonCode))
     return { kind: "review_closed", orderId, cartId, verdict: "reversed" }
   }
@@ -181,13 +188,14 @@ export async function settleReview(container: MedusaContainer, review: ReviewCas
       canceled === true
         ? `the review did not approve the payment (${failure.code}): order ${orderId} was canceled and its stock released`
         : notCanceledMessage(orderId, `the review did not approve the payment (${failure.code})`, canceled),
-      now
+      now,
+      source
     )
   }
   if ("refused" in released) {
     // What the store owner must act on first: the money may have been taken.
     await closeSession(container, session, data, failure)
-    await noteNotReleased(container, session.id, released.refused)
+    await noteNotReleased(container, session.id, { ...released.refused, by: source })
     await emit(container, REVIEW_EVENTS.approvalNotReleased, eventData((record as TransactionRecord).reasonCode))
   } else {
     await closeSession(container, session, released.data, failure)
@@ -333,7 +341,8 @@ async function noteReview(
   sessionId: string,
   review: "approved" | "rejected" | "expired" | "reversed" | "not_canceled",
   message: string,
-  now: Date
+  now: Date,
+  by: SettleHint["source"]
 ): Promise<void> {
   await updateSessionNotes(container, sessionId, (current) => ({
     ...current,
@@ -342,6 +351,7 @@ async function noteReview(
       review,
       at: now.toISOString(),
       message,
+      by,
     },
   }))
 }

@@ -118,7 +118,7 @@ async function settleSession(
         cartId,
         orderId,
         now: hint.at,
-        polled: hint.source === "sweep",
+        source: hint.source,
       })
       return released && outcome.kind === "order" ? { ...outcome, secondPaymentReleased: true } : outcome
     }

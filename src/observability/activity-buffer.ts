@@ -8,7 +8,8 @@
  * second at most (or per 200 rows), off the request's path: a checkout adds
  * no statement of its own and waits for none. A payment result is written
  * once per transaction (a unique index; the instance whose row went in
- * counts it in the results metric as well).
+ * counts it in the results metric as well); a result under review is
+ * changed once more, to its verdict.
  *
  * Anyone can POST a callback, and every callback used to be a row: 200
  * malformed POSTs were 200 rows, kept eight days (issue 39). So the table
@@ -31,13 +32,21 @@ export type ActivityKind = "call" | "result" | "callback" | "sweep"
 
 export type ActivityRow = {
   kind: ActivityKind
-  /** call: operation; result: its kind (payment-results.ts); callback: outcome; sweep: status. */
+  /**
+   * call: operation; result: its kind (payment-results.ts), or
+   * "review_expired" (a review with no verdict in time: its order was
+   * canceled); callback: outcome; sweep: status.
+   */
   name: string
   reason_code?: string | null
   flag?: string | null
   http_status?: number | null
   duration_ms?: number | null
-  /** Results only: written once per transaction. Not shown anywhere. */
+  /**
+   * Results only: one row per transaction, written once, except that a
+   * result under review becomes its verdict (the activity module). Not shown
+   * anywhere.
+   */
   transaction_id?: string | null
   /** How many events of one minute the row stands for (tallies, sampled calls); 1 when absent. */
   count?: number
@@ -67,7 +76,10 @@ type BufferState = {
   /** The one write under way; nothing else waits on it but flushActivity. */
   flushing: Promise<void> | null
   minute: Minute
-  /** Transaction ids queued lately: a result read three times in a checkout is queued once. */
+  /**
+   * Transaction ids with the result queued lately: a result read three times
+   * in a checkout is queued once, and a review's verdict once more.
+   */
   recentResults: Set<string>
   lastPrune: number
   onNewResults: ((rows: ActivityRow[]) => void) | null
@@ -160,9 +172,10 @@ export function recordActivity(row: ActivityRow): void {
   const s = state()
   if (!s.enabled) return
   if (row.kind === "result" && row.transaction_id) {
-    if (s.recentResults.has(row.transaction_id)) return
+    const key = `${row.transaction_id}:${row.name}`
+    if (s.recentResults.has(key)) return
     if (s.recentResults.size >= RECENT_RESULTS_CAP) s.recentResults.clear()
-    s.recentResults.add(row.transaction_id)
+    s.recentResults.add(key)
   }
   if (!s.sink) {
     if (row.kind === "result") s.onNewResults?.([row])

@@ -1,6 +1,6 @@
 import { SpanKind, type Attributes } from "@medusajs/framework/opentelemetry/api"
 import type { ServiceCallReport } from "../lib/call-report"
-import { isPaymentStep, paymentResultKind } from "../lib/payment-results"
+import { isPaymentStep, PAYMENT_RESULT_KINDS, paymentResultKind } from "../lib/payment-results"
 import { describeReasonCode } from "../lib/reason-codes"
 import { onNewResults, recordActivity, type ActivityRow } from "./activity-buffer"
 import { inSettlement } from "./settlement-scope"
@@ -70,11 +70,16 @@ function traceCall(report: ServiceCallReport): void {
   span.end(report.startedAt + report.durationMs)
 }
 
-/** New payment results (written first by this instance, or with no database) go to the results metric. */
+/**
+ * New payment results (written first by this instance, or with no database)
+ * go to the results metric: a review's verdict is one too. A review that
+ * expired is no result the service decided, and is not counted there.
+ */
 onNewResults((rows: ActivityRow[]) => {
   const counter = instruments()?.paymentResults
   if (!counter) return
   for (const row of rows) {
+    if (!(PAYMENT_RESULT_KINDS as readonly string[]).includes(row.name)) continue
     const attributes: Attributes = {
       [ATTR.result]: row.name,
       [ATTR.reasonCode]: row.reason_code ?? "",

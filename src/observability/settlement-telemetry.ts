@@ -5,10 +5,38 @@ import { inSpan, instruments } from "./telemetry"
 
 /**
  * A settlement's outcome as this file reads it: its kind as a plain string,
- * so kinds added later (an order on hold for review) pass through as they
- * are, and the failure's code when there is one.
+ * so kinds added later pass through as they are, the failure's code when
+ * there is one, and what a review's verdict did.
  */
-type Settled = { kind: string; failure?: { code: string } }
+type Settled = {
+  kind: string
+  failure?: { code: string }
+  /** An order placed on hold for review, or one still on hold. */
+  onHold?: boolean
+  /** A review's approval settled now (the order existed already). */
+  review?: string
+  /** A review closed otherwise: rejected, expired, reversed, not_released. */
+  verdict?: string
+}
+
+/**
+ * The outcome as the span names it. A review's verdict closes the review of
+ * an order that exists already, approved or not: `review_closed` with the
+ * verdict, as the sweep's action and Needs attention name it, not `order`
+ * (issue 41). An order on hold for review is `on_hold`.
+ */
+export function settleOutcomeAttributes(outcome: Settled): Record<string, string> {
+  if (outcome.kind === "order" && outcome.review) {
+    return { [ATTR.settleOutcome]: "review_closed", [ATTR.reviewVerdict]: outcome.review }
+  }
+  if (outcome.kind === "order" && outcome.onHold) return { [ATTR.settleOutcome]: "on_hold" }
+  if (outcome.kind === "review_closed" && outcome.verdict) {
+    return { [ATTR.settleOutcome]: outcome.kind, [ATTR.reviewVerdict]: outcome.verdict }
+  }
+  return outcome.failure
+    ? { [ATTR.settleOutcome]: outcome.kind, [ATTR.failure]: outcome.failure.code }
+    : { [ATTR.settleOutcome]: outcome.kind }
+}
 
 /**
  * Runs one settlement of a reported result (src/checkout/settle-payment.ts)
@@ -24,10 +52,7 @@ export function traceSettlement<T extends Settled>(
     SPANS.settle.name,
     () => ({ [ATTR.settleSource]: source }),
     () => asSettlement(settle),
-    (outcome) =>
-      outcome.failure
-        ? { [ATTR.settleOutcome]: outcome.kind, [ATTR.failure]: outcome.failure.code }
-        : { [ATTR.settleOutcome]: outcome.kind }
+    settleOutcomeAttributes
   )
 }
 
@@ -53,4 +78,13 @@ export function callbackOutcomeOf(outcome: { kind: string }): CallbackOutcome {
     default:
       return "settled"
   }
+}
+
+/**
+ * A payment held for review whose verdict did not come in time (its order
+ * was canceled, or left to the store owner): its result row becomes
+ * "review_expired", so the figures stop counting it as on hold.
+ */
+export function countExpiredReview(transactionId: string): void {
+  recordActivity({ kind: "result", name: "review_expired", transaction_id: transactionId })
 }

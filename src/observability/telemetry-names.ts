@@ -23,6 +23,7 @@ export const ATTR = {
   callOutcome: "card_service.call.outcome",
   settleSource: "card_service.settle.source",
   settleOutcome: "card_service.settle.outcome",
+  reviewVerdict: "card_service.review.verdict",
   failure: "card_service.failure",
   callbackOutcome: "card_service.callback.outcome",
   sweepAction: "card_service.sweep.action",
@@ -53,7 +54,7 @@ export const SPANS = {
   /** One per settlement of a reported result (callback, return, poll, sweep). */
   settle: {
     name: "card_service.settle",
-    attributes: [ATTR.settleSource, ATTR.settleOutcome, ATTR.failure, ATTR.errorType],
+    attributes: [ATTR.settleSource, ATTR.settleOutcome, ATTR.reviewVerdict, ATTR.failure, ATTR.errorType],
   },
   /** One per run of the reconciliation sweep. */
   sweep: {
@@ -63,7 +64,11 @@ export const SPANS = {
 } as const satisfies Record<string, { name: string; attributes: readonly AttributeKey[] }>
 
 export const METRICS = {
-  /** Payment results the service decided, each counted once (by the instance that recorded it first). */
+  /**
+   * Payment results the service decided, each counted once (by the instance
+   * that recorded it first); a payment held for review is counted as
+   * `review` when held and again with its verdict.
+   */
   paymentResults: {
     name: "card_service.payment.results",
     description: "Payment results the card service decided, each counted once",

@@ -60,6 +60,12 @@ export type ReconcileNote = {
   references?: string[]
   /** For a payment marked for review (480): what its verdict did (review-verdict.ts). */
   review?: "approved" | "rejected" | "expired" | "reversed" | "not_canceled" | "not_released"
+  /**
+   * What brought about what the note says: the sweep (when absent: every
+   * note but a review's is the sweep's), or a review's verdict settled on
+   * the service's callback, the shopper's return or the storefront's poll.
+   */
+  by?: "callback" | "return" | "poll" | "sweep"
 }
 
 /** What 238 and 243 tell the store owner about the approval's money. */

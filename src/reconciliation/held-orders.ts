@@ -56,10 +56,13 @@ export async function sweepHeldOrder(
 ): Promise<SessionAction | null> {
   const outcome = await settlePayment(container, sessionId, { source: "sweep", at: now })
   if (outcome.kind === "order" && outcome.review === "approved") {
+    // review_closed, as the session's note and Needs attention say: the
+    // order was made when it was placed on hold (issue 41: the figures and
+    // the metric counted this as an order created).
     return {
       session_id: sessionId,
-      status: "order_created",
-      message: `the review approved the payment of order ${outcome.orderId}; its payment is authorized`,
+      status: "review_closed",
+      message: `order ${outcome.orderId}: the review approved the payment; its payment is authorized`,
     }
   }
   if (outcome.kind === "review_closed" && !outcome.unchanged) {

@@ -294,6 +294,15 @@ async function noteOutcome(
     if (answeredHint) await updateSessionNotes(container, sessionId, (current) => withoutHint(current, answeredHint))
     return null
   }
+  if (outcome.kind === "ignored") {
+    // The service's record shows the reported result is no payment of this
+    // session (it knows no such transaction, or it is another session's): a
+    // forged or replayed report, answered. Nothing was paid or failed, and
+    // a note would list a failed payment for a session that had none, and
+    // keep listing it after the shopper paid (issue 41).
+    if (answeredHint) await updateSessionNotes(container, sessionId, (current) => withoutHint(current, answeredHint))
+    return null
+  }
   const note = noteFor(outcome, now, answeredHint)
   if (!note) {
     return null
@@ -334,12 +343,6 @@ function noteFor(outcome: SettleOutcome, now: Date, answeredHint?: string): Reco
         status: "failed",
         at,
         message: `the payment did not go through: ${outcome.failure.code}`,
-      }
-    case "ignored":
-      return {
-        status: "failed",
-        at,
-        message: `the reported result was not usable: ${outcome.reason}`,
       }
     default:
       // pending / unknown: nothing settled yet; the next sweep looks again.

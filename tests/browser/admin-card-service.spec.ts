@@ -407,16 +407,19 @@ describe("admin screens of the card service", () => {
         ["approved", "approved"],
         ["declined", "declined"],
         ["three-ds-failed", "three_ds_failed"],
-        ["under-review", "under_review"],
+        ["on-hold", "on_hold"],
+        ["review-expired", "review_expired"],
         ["abandoned", "abandoned"],
         ["callbacks-refused", "callbacks_refused"],
+        ["callbacks-ignored", "callbacks_ignored"],
+        ["callbacks-unavailable", "callbacks_unavailable"],
         ["sweep-actions", "sweep_actions"],
       ]) {
         expect(await number(row, window)).toBe(after[index][key])
       }
       expect(await cell("declined", window).textContent()).toContain("General card decline (203)")
       expect(await cell("approval-rate", window).textContent()).toBe(
-        `${(after[index].approval_rate * 100).toFixed([0, 1].includes(after[index].approval_rate) ? 0 : 1)}%`
+        `${(after[index].approval_rate * 100).toFixed([0, 1].includes(after[index].approval_rate) ? 0 : 1)}% (${after[index].approved} of ${after[index].decided} decided)`
       )
     }
     const retrieve = panel.getByTestId("glance-latency-retrieve").locator('td[data-window="24h"]')

@@ -226,6 +226,44 @@ describe("events, with the activity module", () => {
     expect(week).toMatchObject({ approved: 2, declined: 1 })
   })
 
+  it("counts a payment held for review once, by its verdict: on hold until it comes, then an approval or a 481 decline; expired when none came (issue 41)", async () => {
+    const now = new Date()
+    const review = (transaction_id: string) => ({ kind: "result" as const, name: "review", reason_code: "480", flag: "DREVIEW", transaction_id })
+    const figures = async () => (await glanceFigures(container({ recording: true }), new Date(Date.now() + 1000), GRACE_MS)).windows[0]
+    // Four held, one still waiting; another instance reading the same review again writes nothing.
+    expect(await activity.insertActivity(["t1", "t2", "t3", "t4"].map(review))).toHaveLength(4)
+    expect(await activity.insertActivity([review("t1")])).toEqual([])
+    expect(await figures()).toMatchObject({ approved: 0, declined: 0, decided: 0, on_hold: 4, review_expired: 0, approval_rate: null })
+
+    // The verdicts: each changes its row once, and the instance that changed it hears of it (the metric).
+    const approved = { kind: "result" as const, name: "approved", reason_code: "100", flag: "SOK", transaction_id: "t1" }
+    const rejected = { kind: "result" as const, name: "declined", reason_code: "481", flag: "DREJECT", transaction_id: "t2" }
+    const expired = { kind: "result" as const, name: "review_expired", transaction_id: "t3" }
+    expect(await activity.insertActivity([approved, rejected, expired])).toEqual([
+      expect.objectContaining({ name: "approved", transaction_id: "t1" }),
+      expect.objectContaining({ name: "declined", reason_code: "481", transaction_id: "t2" }),
+      expect.objectContaining({ name: "review_expired", transaction_id: "t3" }),
+    ])
+    expect(await activity.insertActivity([approved, rejected])).toEqual([])
+    // A verdict after the review expired changes nothing: its order was canceled, the approval reversed.
+    expect(await activity.insertActivity([{ ...approved, transaction_id: "t3" }])).toEqual([])
+    // A review and its verdict queued in the same second go in one after the other.
+    expect(await activity.insertActivity([review("t5"), { ...approved, transaction_id: "t5" }, { ...approved, transaction_id: "t6" }])).toHaveLength(3)
+
+    expect(await figures()).toMatchObject({
+      approved: 3,
+      declined: 1,
+      decided: 4,
+      on_hold: 1,
+      review_expired: 1,
+      approval_rate: 3 / 4,
+      top_declines: [{ reason_code: "481", reason: "Order rejected by the decision manager", count: 1 }],
+    })
+    // One row per transaction, whatever it became.
+    const { rows } = await pool.query(`select count(*)::int as n from "card_service_event" where kind = 'result'`)
+    expect(rows[0].n).toBe(6)
+  })
+
   it("writes what this instance has queued before it counts", async () => {
     publishActivitySink(activity)
     // A callback's answer is tallied for a minute before it is queued.

@@ -121,12 +121,12 @@ describe("what a look at an order on hold tells the store owner (sweepHeldOrder)
     expect(settlePayment).toHaveBeenCalledWith(container, "ps_1", { source: "sweep", at: NOW })
   })
 
-  it("says the review approved and the order's payment is authorized", async () => {
+  it("says the review approved and the order's payment is authorized, as review_closed: the order existed already (issue 41)", async () => {
     answer({ kind: "order", orderId: "order_1", cartId: "cart_1", review: "approved" })
     expect(await look()).toEqual({
       session_id: "ps_1",
-      status: "order_created",
-      message: "the review approved the payment of order order_1; its payment is authorized",
+      status: "review_closed",
+      message: "order order_1: the review approved the payment; its payment is authorized",
     })
   })
 

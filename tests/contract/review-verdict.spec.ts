@@ -142,6 +142,7 @@ describe("a verdict that comes in time", () => {
     expect(h.notes().reconcile).toEqual({
       status: "review_closed",
       review: "approved",
+      by: "callback",
       at: at.toISOString(),
       message: `the review approved the payment of order ${h.orderId}; it is authorized`,
     })
@@ -175,6 +176,7 @@ describe("a verdict that comes in time", () => {
     expect(h.notes().reconcile).toEqual({
       status: "review_closed",
       review: "rejected",
+      by: "callback",
       at: at.toISOString(),
       message: `the review did not approve the payment (481): order ${h.orderId} was canceled and its stock released`,
     })
@@ -202,6 +204,7 @@ describe("a verdict that comes in time", () => {
     expect(h.notes().reconcile).toEqual({
       status: "review_closed",
       review: "rejected",
+      by: "callback",
       at: at.toISOString(),
       message: `the review did not approve the payment (mismatch): order ${h.orderId} was canceled and its stock released`,
     })
@@ -306,6 +309,7 @@ describe("an order on hold while no verdict comes", () => {
       data,
       cartId: h.cartId,
       orderId: h.orderId,
+      source: "callback" as const,
     }
     expect(await settleReview(h.medusa.container as never, { ...review, now: new Date(h.placedAt + MINUTE) })).toEqual({
       kind: "order",
@@ -343,6 +347,7 @@ describe("an order on hold while no verdict comes", () => {
         data: h.session().data as unknown as CardServiceSessionData,
         cartId: h.cartId,
         orderId: "order_gone",
+        source: "callback",
       })
     ).rejects.toThrow("order order_gone of a payment under review was not found")
     expect(h.reviewEvents()).toEqual([])
@@ -363,6 +368,7 @@ describe("a review that outlives its time", () => {
     const expired = {
       status: "review_closed",
       review: "expired",
+      by: "sweep",
       at: new Date(at).toISOString(),
       message: `no verdict on the review within the time allowed: order ${h.orderId} was canceled and its stock released; an approval that still comes is reversed`,
     }
@@ -410,6 +416,7 @@ describe("a review that outlives its time", () => {
     expect(h.notes().reconcile).toEqual({
       status: "review_closed",
       review: "reversed",
+      by: "callback",
       at: at.toISOString(),
       message: `the review approved the payment after order ${h.orderId} was canceled for want of a verdict; the approval was reversed`,
     })
@@ -512,6 +519,7 @@ describe("an order Medusa will not cancel", () => {
     expect(h.notes().reconcile).toEqual({
       status: "hold_not_canceled",
       review: "not_canceled",
+      by: "callback",
       at: at.toISOString(),
       message: notCanceled(h, "the review did not approve the payment (481)", "All fulfillments must be canceled before canceling an order"),
     })
@@ -527,6 +535,7 @@ describe("an order Medusa will not cancel", () => {
     const note = {
       status: "hold_not_canceled",
       review: "not_canceled",
+      by: "sweep",
       at: new Date(at).toISOString(),
       message: notCanceled(h, "no verdict on the review came in time", "All fulfillments must be canceled before canceling an order"),
     }
@@ -646,6 +655,7 @@ describe("a record that is not this session's", () => {
       data,
       cartId: h.cartId,
       orderId: h.orderId,
+      source: "callback",
     })
 
     expect(outcome).toEqual({ kind: "review_closed", orderId: h.orderId, cartId: h.cartId, verdict: "rejected" })

@@ -13,7 +13,19 @@ import {
   type ReconcileEntry,
 } from "../lib/card-service-api"
 import { attentionSummary } from "../lib/attention-summary"
+import { statusLabel } from "../lib/status-label"
 import { LoadError } from "./load-error"
+
+/**
+ * Who acted: the sweep, or a review's verdict settled as it came in. "Actions
+ * by the sweep" in Payments at a glance counts only the first.
+ */
+const ACTED_BY: Record<ReconcileEntry["acted_by"], string> = {
+  sweep: "by the sweep",
+  callback: "on the service's callback",
+  return: "on the shopper's return",
+  poll: "on the storefront's poll",
+}
 
 /**
  * What the reconciliation sweep found (docs/reconciliation.md), on the
@@ -110,10 +122,11 @@ function ReconcileEntryRow({ entry }: { entry: ReconcileEntry }) {
     >
       <div className="flex flex-wrap items-center gap-2">
         <StatusBadge color={entry.needs_action ? "orange" : "green"}>
-          {entry.needs_action ? "Action needed" : "Action taken"}
+          {entry.needs_action ? "Action needed" : `Action taken ${ACTED_BY[entry.acted_by]}`}
         </StatusBadge>
         <Text size="small" weight="plus">
-          {entry.status.replace(/_/g, " ")}
+          {statusLabel(entry.status)}
+          {entry.review ? ` (${entry.review.replace(/_/g, " ")})` : ""}
         </Text>
         <Text size="small" className="text-ui-fg-subtle">
           {entry.kind} <Mono>{entry.id}</Mono>,{" "}

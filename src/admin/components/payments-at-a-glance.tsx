@@ -5,6 +5,7 @@ import {
   useGlanceFigures,
   type GlanceWindow,
 } from "../lib/card-service-api"
+import { statusLabel } from "../lib/status-label"
 import { LoadError } from "./load-error"
 
 const OPERATION_LABEL: Record<string, string> = {
@@ -24,8 +25,9 @@ const ms = (value: number) => `${value < 10 ? value.toFixed(1) : Math.round(valu
 /**
  * "Payments at a glance" on the settings page: the last 24 hours and 7
  * days, from the database (GET /admin/card-service/figures), so every
- * instance shows the same. Results count each transaction the service
- * decided once; "started" counts payment sessions.
+ * instance shows the same. Results count each transaction once, by what it
+ * finally was (a review by its verdict); "started" counts payment sessions;
+ * the sweep's actions carry the words Needs attention uses.
  */
 export function PaymentsAtAGlance() {
   const { data, error, refetch, isFetching } = useGlanceFigures()
@@ -110,18 +112,25 @@ function Figures({
             </>
           ))}
           {row("three-ds-failed", "3-D Secure failed", (w) => w.three_ds_failed)}
-          {row("under-review", "Held for review", (w) => w.under_review)}
           {row("errors", "Service errors", (w) => w.errors)}
+          {row("approval-rate", "Approval rate", (w) =>
+            w.approval_rate === null
+              ? "-"
+              : `${percent(w.approval_rate)} (${w.approved} of ${w.decided} decided)`
+          )}
+          {row("on-hold", "On hold for review now", (w) => w.on_hold)}
+          {row("review-expired", "Review expired (no verdict in time)", (w) => w.review_expired)}
           {row("abandoned", `Abandoned (no result after ${abandonedAfter} min)`, (w) => w.abandoned)}
-          {row("approval-rate", "Approval rate (of all results)", (w) => percent(w.approval_rate))}
-          {row("callbacks-refused", "Callbacks refused", (w) => w.callbacks_refused)}
-          {row("sweep-actions", "Sweep actions", (w) => (
+          {row("callbacks-refused", "Callbacks refused (not a result, or no such session)", (w) => w.callbacks_refused)}
+          {row("callbacks-ignored", "Callbacks ignored (no payment of the session: forged or replayed)", (w) => w.callbacks_ignored)}
+          {row("callbacks-unavailable", "Callbacks answered 503 (the service delivers them again)", (w) => w.callbacks_unavailable)}
+          {row("sweep-actions", "Actions by the sweep", (w) => (
             <>
               <span>{w.sweep_actions}</span>
               {w.sweep_by_status.length > 0 && (
                 <span className="text-ui-fg-subtle">
                   {" "}
-                  ({w.sweep_by_status.map((s) => `${s.status.replace(/_/g, " ")}: ${s.count}`).join(", ")})
+                  ({w.sweep_by_status.map((s) => `${statusLabel(s.status)}: ${s.count}`).join(", ")})
                 </span>
               )}
             </>

@@ -89,6 +89,18 @@ function ReviewPanel({ orderId }: { orderId: string }) {
       {review.state === "on_hold" && (
         <SectionRow title="Canceled without a verdict at" value={new Date(review.deadline).toLocaleString()} />
       )}
+      {review.decided_at && (
+        <SectionRow
+          title={
+            review.state === "expired"
+              ? "Closed without a verdict at"
+              : review.state === "not_canceled"
+                ? "Review closed at"
+                : "Verdict settled at"
+          }
+          value={new Date(review.decided_at).toLocaleString()}
+        />
+      )}
     </Container>
   )
 }

@@ -51,10 +51,25 @@ export default class CardServiceActivityModuleService
   }
 
   /**
-   * One INSERT for the batch; a result whose transaction is already written
-   * (by this or another instance) is skipped. Answers the results written now.
+   * One INSERT per batch. A result is written once per transaction, by
+   * whichever instance comes first, with one exception: a result still
+   * under review (480) becomes its verdict when the verdict is read (an
+   * approval, a rejection) or "review_expired" when the order was canceled
+   * for want of one, so that each payment is counted once, by what it
+   * finally was (issue 41: an approved review was counted as held for ever
+   * and never as an approval). Answers the results written or changed now.
    */
   async insertActivity(rows: ActivityRow[]): Promise<ActivityRow[]> {
+    const written: ActivityRow[] = []
+    // One statement cannot change a row twice (a review and its verdict in
+    // the same second): a transaction's later rows go in the next statement.
+    for (const batch of roundsByTransaction(rows)) {
+      written.push(...(await this.insertRound_(batch)))
+    }
+    return written
+  }
+
+  protected async insertRound_(rows: ActivityRow[]): Promise<ActivityRow[]> {
     const records = rows.map((row) => ({
       id: generateEntityId(undefined, "csevt"),
       kind: row.kind,
@@ -70,7 +85,9 @@ export default class CardServiceActivityModuleService
       `insert into "card_service_event" ("id", "kind", "name", "reason_code", "flag", "http_status", "duration_ms", "transaction_id", "count")
        select r.id, r.kind, r.name, r.reason_code, r.flag, r.http_status, r.duration_ms, r.transaction_id, r.count
        from jsonb_to_recordset(?::jsonb) as r("id" text, "kind" text, "name" text, "reason_code" text, "flag" text, "http_status" integer, "duration_ms" real, "transaction_id" text, "count" integer)
-       on conflict ("transaction_id") where kind = 'result' do nothing
+       on conflict ("transaction_id") where kind = 'result' do update
+         set "name" = excluded."name", "reason_code" = excluded."reason_code", "flag" = excluded."flag", "updated_at" = now()
+         where "card_service_event"."name" = '${UNDER_REVIEW}' and excluded."name" <> '${UNDER_REVIEW}'
        returning "kind", "name", "reason_code", "flag", "transaction_id"`,
       [JSON.stringify(records)]
     )
@@ -126,6 +143,25 @@ export default class CardServiceActivityModuleService
 }
 
 export const DAY_MS = 24 * 60 * 60 * 1000
+
+/** The result name of a payment held for review (payment-results.ts): the one a later row may change. */
+const UNDER_REVIEW = "review"
+
+/**
+ * The rows in statements of their own: a transaction's first result goes in
+ * the first round, its second in the second, and so on, in queued order.
+ */
+function roundsByTransaction(rows: ActivityRow[]): ActivityRow[][] {
+  const rounds: ActivityRow[][] = []
+  const seen = new Map<string, number>()
+  for (const row of rows) {
+    const id = row.kind === "result" ? row.transaction_id : null
+    const round = id ? (seen.get(id) ?? 0) : 0
+    if (id) seen.set(id, round + 1)
+    ;(rounds[round] ??= []).push(row)
+  }
+  return rounds
+}
 
 function windows(now: Date) {
   return {

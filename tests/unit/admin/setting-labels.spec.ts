@@ -54,8 +54,22 @@ describe("the page header's origin of the settings", () => {
 
 describe("the Needs attention count", () => {
   it("counts what the list shows: the cases that need action and those already acted on", () => {
-    expect(attentionSummary([{ needs_action: false }, { needs_action: false }]).text).toBe("0 need action · 2 actions taken")
-    expect(attentionSummary([{ needs_action: true }, { needs_action: false }]).text).toBe("1 needs action · 1 action taken")
+    const sweep = "sweep" as const
+    expect(attentionSummary([{ needs_action: false, acted_by: sweep }, { needs_action: false, acted_by: sweep }]).text).toBe(
+      "0 need action · 2 actions taken (by the sweep)"
+    )
+    expect(attentionSummary([{ needs_action: true, acted_by: sweep }, { needs_action: false, acted_by: sweep }]).text).toBe(
+      "1 needs action · 1 action taken (by the sweep)"
+    )
     expect(attentionSummary([]).text).toBe("0 need action")
+  })
+
+  it("says how many of the actions taken were the sweep's, as Payments at a glance counts only those (issue 41)", () => {
+    const entries = [
+      ...Array.from({ length: 3 }, () => ({ needs_action: false, acted_by: "sweep" as const })),
+      { needs_action: false, acted_by: "callback" as const },
+      { needs_action: false, acted_by: "callback" as const },
+    ]
+    expect(attentionSummary(entries).text).toBe("0 need action · 5 actions taken (3 by the sweep)")
   })
 })

@@ -226,3 +226,18 @@ describe("retention: CARD_SERVICE_ACTIVITY_KEEP_MS", () => {
     }
   )
 })
+
+describe("a payment's result", () => {
+  it("is queued once however often it is read, and once more with a review's verdict (issue 41)", async () => {
+    const sink = memorySink()
+    freshBuffer(sink)
+    const review: ActivityRow = { kind: "result", name: "review", reason_code: "480", transaction_id: "t-1" }
+    const verdict: ActivityRow = { kind: "result", name: "approved", reason_code: "100", transaction_id: "t-1" }
+    recordActivity(review)
+    recordActivity(review)
+    recordActivity(verdict)
+    recordActivity(verdict)
+    await flushActivity()
+    expect(sink.rows.map((row) => row.name)).toEqual(["review", "approved"])
+  })
+})

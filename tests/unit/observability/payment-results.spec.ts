@@ -44,7 +44,7 @@ describe("assembleWindows (Payments at a glance)", () => {
     week,
   })
 
-  it("counts results, reasons, callbacks and sweep actions per window, and the approval rate over all results", () => {
+  it("counts results by what they finally were, reviews on hold and expired apart, and the approval rate over the decided ones (issue 41)", () => {
     const [day, week] = assembleWindows(
       { day: { started: 10, abandoned: 2 }, week: { started: 40, abandoned: 5 } },
       [
@@ -54,6 +54,8 @@ describe("assembleWindows (Payments at a glance)", () => {
         event("result", "declined", 1, 7, "203"),
         event("result", "3ds_failed", 1, 3, "476"),
         event("result", "review", 0, 2, "480"),
+        event("result", "review_expired", 1, 1, null),
+        event("result", "declined", 1, 1, "481"),
         event("result", "error", 0, 1, "150"),
         event("callback", "settled", 9, 30),
         event("callback", "refused", 1, 2),
@@ -72,21 +74,25 @@ describe("assembleWindows (Payments at a glance)", () => {
       window: "24h",
       started: 10,
       approved: 6,
-      declined: 3,
+      declined: 4,
       three_ds_failed: 1,
-      under_review: 0,
       errors: 0,
+      decided: 11,
+      on_hold: 0,
+      review_expired: 1,
       top_declines: [
         { reason_code: "204", reason: "Insufficient funds", count: 2 },
         { reason_code: "203", reason: "General card decline", count: 1 },
+        { reason_code: "481", reason: "Order rejected by the decision manager", count: 1 },
       ],
       abandoned: 2,
-      approval_rate: 0.6,
+      approval_rate: 6 / 11,
       latency: [
         { operation: "capture", calls: 3, p50_ms: 30, p95_ms: 90.1 },
         { operation: "retrieve", calls: 20, p50_ms: 12.3, p95_ms: 40 },
       ],
-      callbacks_refused: 2,
+      callbacks_refused: 1,
+      callbacks_ignored: 1,
       callbacks_unavailable: 0,
       sweep_actions: 1,
       sweep_by_status: [{ status: "order_created", count: 1 }],
@@ -95,16 +101,21 @@ describe("assembleWindows (Payments at a glance)", () => {
       window: "7d",
       started: 40,
       approved: 21,
-      declined: 13,
+      declined: 14,
       top_declines: [
         { reason_code: "203", count: 7 },
         { reason_code: "204", count: 6 },
+        { reason_code: "481", count: 1 },
       ],
-      under_review: 2,
+      on_hold: 2,
+      review_expired: 1,
       errors: 1,
-      approval_rate: 21 / 40,
+      decided: 39,
+      // The reviews on hold or expired are no decided result: not in the base.
+      approval_rate: 21 / 39,
       latency: [{ operation: "retrieve", calls: 80 }],
-      callbacks_refused: 3,
+      callbacks_refused: 2,
+      callbacks_ignored: 1,
       callbacks_unavailable: 4,
       sweep_actions: 5,
     })

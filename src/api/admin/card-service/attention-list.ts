@@ -12,6 +12,7 @@ import {
 } from "../../../reconciliation/payment-followups"
 import { collectionHintsOf } from "../../../payment-notes/result-hints"
 import { notesOf } from "../../../payment-notes/session-notes"
+import { withOrderDisplayIds } from "./order-display-ids"
 
 /** Session statuses the store owner must act on (a payment's note says it itself). */
 const NEEDS_ACTION = new Set(["outcome_unknown", "not_released", "hold_not_canceled"])
@@ -77,7 +78,7 @@ export async function reconcileEntries(
   const entry = (
     kind: ReconcileEntry["kind"],
     id: string,
-    note: { status: string; message: string; at: string },
+    note: { status: string; message: string; at: string; by?: ReconcileEntry["acted_by"]; review?: string },
     references: string[],
     needsAction: boolean
   ): ReconcileEntry => ({
@@ -89,6 +90,8 @@ export async function reconcileEntries(
     noted_at: note.at,
     age_ms: Math.max(0, now.getTime() - Date.parse(note.at)),
     needs_action: needsAction,
+    acted_by: note.by ?? "sweep",
+    review: note.review ?? null,
   })
   for (const session of sessions) {
     if (!session.provider_id.startsWith(PROVIDER_ID_PREFIX)) continue
@@ -130,11 +133,13 @@ export async function reconcileEntries(
       )
     }
   }
-  return entries
+  const shown = entries
     .sort(
       (a, b) =>
         Number(b.needs_action) - Number(a.needs_action) ||
         Date.parse(b.noted_at) - Date.parse(a.noted_at)
     )
     .slice(0, MAX_ROWS)
+  const texts = await withOrderDisplayIds(container, shown.map((e) => e.message))
+  return shown.map((e, i) => ({ ...e, message: texts[i] }))
 }

@@ -23,7 +23,12 @@ export function assembleWindows(
         .reduce((sum, e) => sum + e[key], 0)
     const results = (name: string) => count("result", [name])
     const approved = results("approved")
-    const allResults = count("result")
+    const declined = results("declined")
+    const threeDsFailed = results("3ds_failed")
+    const errors = results("error")
+    // A review's row becomes its verdict or review_expired (the activity
+    // module): one still named review is waiting for its verdict now.
+    const decided = approved + declined + threeDsFailed + errors
     const declines = new Map<string, number>()
     for (const e of events) {
       if (e.kind === "result" && e.name === "declined" && e[key] > 0) {
@@ -39,16 +44,18 @@ export function assembleWindows(
       window,
       started: sessions[key].started,
       approved,
-      declined: results("declined"),
-      three_ds_failed: results("3ds_failed"),
-      under_review: results("review"),
-      errors: results("error"),
+      declined,
+      three_ds_failed: threeDsFailed,
+      errors,
+      decided,
+      on_hold: results("review"),
+      review_expired: results("review_expired"),
       top_declines: [...declines.entries()]
         .sort((a, b) => b[1] - a[1] || a[0].localeCompare(b[0]))
         .slice(0, 5)
         .map(([code, n]) => ({ reason_code: code, reason: plainReason(code), count: n })),
       abandoned: sessions[key].abandoned,
-      approval_rate: allResults ? approved / allResults : null,
+      approval_rate: decided ? approved / decided : null,
       latency: latency
         .filter((row) => row.window === key)
         .sort((a, b) => b.p95 - a.p95 || a.operation.localeCompare(b.operation))
@@ -58,7 +65,8 @@ export function assembleWindows(
           p50_ms: Math.round(row.p50 * 10) / 10,
           p95_ms: Math.round(row.p95 * 10) / 10,
         })),
-      callbacks_refused: count("callback", ["refused", "ignored"]),
+      callbacks_refused: count("callback", ["refused"]),
+      callbacks_ignored: count("callback", ["ignored"]),
       callbacks_unavailable: count("callback", ["unavailable"]),
       sweep_actions: count("sweep"),
       sweep_by_status: [...sweep.entries()]

@@ -3,6 +3,7 @@ import { ContainerRegistrationKeys } from "@medusajs/framework/utils"
 import type { OrderReviewResponse } from "./response-types"
 import { cardServiceProvider, PROVIDER_ID_PREFIX } from "../../../checkout/provider-lookup"
 import { notesOf } from "../../../payment-notes/session-notes"
+import { withOrderDisplayIds } from "./order-display-ids"
 
 type SessionRow = {
   id: string
@@ -50,20 +51,31 @@ export async function orderReview(
     const deadline = new Date(since.getTime() + timeoutMs)
     const base = { session_id: session.id, since: since.toISOString(), deadline: deadline.toISOString() }
     if (note?.review) {
-      return { ...base, state: note.review, message: note.message, needs_action: note.review === "not_canceled" || note.review === "not_released" }
+      const [message] = await withOrderDisplayIds(container, [note.message])
+      return {
+        ...base,
+        state: note.review,
+        decided_at: note.at,
+        message,
+        needs_action: note.review === "not_canceled" || note.review === "not_released",
+      }
     }
     if (order.status === "canceled") {
       return {
         ...base,
         state: "expired",
+        decided_at: null,
         message: "No verdict came in time: the order was canceled and its stock released. An approval that still comes is reversed.",
         needs_action: false,
       }
     }
+    // The deadline is a row of its own, in the admin's date format (issue
+    // 41: an ISO timestamp in this text sat above rows in that format).
     return {
       ...base,
       state: "on_hold",
-      message: `The card service is reviewing this payment (480). Hold the order: do not fulfil it until the verdict. Approved, its payment is authorized; rejected, or without a verdict by ${deadline.toISOString()}, the order is canceled and its stock released.`,
+      decided_at: null,
+      message: "The card service is reviewing this payment (480). Hold the order: do not fulfil it until the verdict. Approved, its payment is authorized; rejected, or with no verdict by the time below, the order is canceled and its stock released.",
       needs_action: false,
     }
   }

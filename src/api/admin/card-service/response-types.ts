@@ -211,15 +211,22 @@ export type ReconcileEntry = {
   kind: "session" | "payment"
   /** payses_... or pay_... */
   id: string
-  /** order_created, released, failed, outcome_unknown, not_released, capture_pending, capture_transmitted, capture_failed, capture_voided, capture_unconfirmed, capture_confirmed, refund_unknown, changed_outside_medusa */
+  /** order_created, released, failed, outcome_unknown, not_released, review_closed, hold_not_canceled, capture_pending, capture_transmitted, capture_failed, capture_voided, capture_unconfirmed, capture_confirmed, refund_unknown, changed_outside_medusa */
   status: string
   message: string
   /** merchantReferenceCodes or transaction ids to look up at the service. */
   references: string[]
   noted_at: string
   age_ms: number
-  /** The store owner must act; otherwise the entry says what the sweep did. */
+  /** The store owner must act; otherwise the entry says what was done. */
   needs_action: boolean
+  /**
+   * Who noted it: the sweep, or a review's verdict settled as it came in (on
+   * the service's callback, the shopper's return or the storefront's poll).
+   */
+  acted_by: "sweep" | "callback" | "return" | "poll"
+  /** A review's entry (status review_closed, hold_not_canceled, not_released): what its verdict did. */
+  review: string | null
 }
 
 export type ReconciliationResponse = { entries: ReconcileEntry[] }
@@ -259,6 +266,8 @@ export type OrderReviewResponse = {
     since: string
     /** When an order still on hold is canceled for want of a verdict. */
     deadline: string
+    /** When the verdict was settled (or the review closed for want of one); null while on hold. */
+    decided_at: string | null
     message: string
     needs_action: boolean
   } | null
@@ -302,24 +311,36 @@ export type GlanceWindow = {
   window: "24h" | "7d"
   /** Card-service payment sessions created (a storefront started a payment). */
   started: number
-  /** Payment results (payment-results.ts): each transaction the service decided, once. */
+  /**
+   * Payment results (payment-results.ts), each transaction once, by what it
+   * finally was: a review the service approved is an approval, one it
+   * rejected a decline (481, in top_declines).
+   */
   approved: number
   declined: number
   three_ds_failed: number
-  under_review: number
   errors: number
+  /** approved + declined + three_ds_failed + errors: the approval rate's base. */
+  decided: number
+  /** Held for review (480) and waiting for the verdict now. */
+  on_hold: number
+  /** Held for review, no verdict in time: the order was canceled (or left to the store owner). */
+  review_expired: number
   /** The most frequent decline reasons, most frequent first (at most five). */
   top_declines: { reason_code: string; reason: string; count: number }[]
   /** Started, no result reported, older than `abandoned_after_minutes`, no order. */
   abandoned: number
-  /** approved / all results; null without results. */
+  /** approved / decided; null when nothing was decided. */
   approval_rate: number | null
   /** Per operation the service was called for, slowest p95 first. */
   latency: { operation: string; calls: number; p50_ms: number; p95_ms: number }[]
-  /** Callbacks answered 400 or 404 (not a result, unknown session) or ignored (not the session's transaction). */
+  /** Callbacks answered 400 or 404: not a payment result, or no such session. */
   callbacks_refused: number
-  /** Callbacks answered 503 (the service delivers them again). */
+  /** Callbacks answered 200 and ignored: the service's record showed no payment of the session (forged or replayed). */
+  callbacks_ignored: number
+  /** Callbacks answered 503 (the result could not be checked then; the service delivers them again). */
   callbacks_unavailable: number
+  /** What the sweep did (its actions, by the status it noted: the words of Needs attention). */
   sweep_actions: number
   sweep_by_status: { status: string; count: number }[]
 }
