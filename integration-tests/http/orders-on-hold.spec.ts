@@ -159,7 +159,7 @@ medusaIntegrationTestRunner({
 
       const first = await sweep()
       expect(first.actions.filter((a: any) => a.session_id === session.id)).toEqual([
-        expect.objectContaining({ status: "order_created" }),
+        expect.objectContaining({ status: "review_closed" }),
       ])
       const after = await stateOf(orderId, session.id)
       expect(after).toMatchObject({ paymentStatus: "authorized", reserved: 1 })
