@@ -7,6 +7,7 @@ import { payLikeABrowser } from "../helpers/browser-step"
 import { useCardServiceSandbox } from "../helpers/card-service-env"
 import { adminHeaders, CARDS, cartWithSession, orderOfCart } from "../helpers/checkout-flow"
 import { seedStore, type SeededStore } from "../helpers/seed-store"
+import { captureTelemetry } from "../helpers/telemetry-capture"
 
 jest.setTimeout(300_000)
 
@@ -17,6 +18,10 @@ const GRACE_MS = 1000
 process.env.CARD_SERVICE_RECONCILE_GRACE_MS = String(GRACE_MS)
 
 const env = useCardServiceSandbox()
+// Registered before Medusa boots, as a store's instrumentation.ts does: the
+// metrics and spans must name what the figures name.
+const telemetry = captureTelemetry()
+afterAll(() => telemetry.stop())
 const THREE_DS_FAILS = { number: "4000000000004764", cardType: "VISA" }
 const reviewCard = (verdict: "approve" | "reject") => {
   const card = TEST_CARDS.find((c) => c.reviewVerdict === verdict)!
@@ -183,6 +188,49 @@ medusaIntegrationTestRunner({
       expect(day).toMatchObject(expected)
       expect(week).toMatchObject(expected)
       expect(day.latency.map((l: any) => l.operation)).toEqual(expect.arrayContaining(["authorize", "retrieve"]))
+
+      // The metrics and spans say the same: a verdict is a payment result
+      // (each review counted as review when held, then by its verdict); the
+      // sweep's approval of a review is review_closed, as is the span's outcome.
+      const points = await telemetry.points()
+      const sum = (name: string, attributes: Record<string, unknown> = {}) =>
+        points
+          .filter((p) => p.name === name && Object.entries(attributes).every(([k, v]) => p.attributes[k] === v))
+          .reduce((total, p) => total + (p.count ?? p.value), 0)
+      const results = (result: string, reason_code?: string) =>
+        sum("card_service.payment.results", { "card_service.result": result, ...(reason_code ? { "card_service.reason_code": reason_code } : {}) })
+      expect(results("approved")).toBe(7)
+      expect(results("declined", "481")).toBe(2)
+      expect(results("declined", "203")).toBe(1)
+      expect(results("3ds_failed")).toBe(1)
+      expect(results("review")).toBe(6)
+      // Decided: the sum without review, as docs/observability.md says.
+      expect(sum("card_service.payment.results") - results("review")).toBe(expected.decided)
+      for (const { status, count } of expected.sweep_by_status) {
+        expect(sum("card_service.sweep.actions", { "card_service.sweep.action": status })).toBe(count)
+      }
+      for (const outcome of ["callbacks_refused", "callbacks_ignored", "callbacks_unavailable"] as const) {
+        const name = { callbacks_refused: "refused", callbacks_ignored: "ignored", callbacks_unavailable: "unavailable" }[outcome]
+        expect(sum("card_service.callbacks", { "card_service.callback.outcome": name })).toBe(expected[outcome])
+      }
+      const settles = telemetry.spans().filter((span) => span.name === "card_service.settle")
+      const verdicts = settles
+        .filter((span) => span.attributes["card_service.settle.outcome"] === "review_closed")
+        .map((span) => `${span.attributes["card_service.settle.source"]}:${span.attributes["card_service.review.verdict"]}`)
+        .sort()
+      expect(verdicts).toEqual(["callback:approved", "callback:rejected", "sweep:approved", "sweep:expired", "sweep:rejected"])
+      // Each review's callback and return found its order on hold (and the sweep the one still waiting): on_hold, not order.
+      const onHold = settles.filter((span) => span.attributes["card_service.settle.outcome"] === "on_hold")
+      expect(onHold.filter((span) => span.attributes["card_service.settle.source"] === "callback").length).toBeGreaterThanOrEqual(6)
+      // A retrieve answered 503 decided nothing: no decision, no reason code on its span.
+      const unavailableReads = telemetry
+        .spans()
+        .filter((span) => span.name === "card_service.retrieve" && span.attributes["http.response.status_code"] === 503)
+      expect(unavailableReads.length).toBeGreaterThan(0)
+      for (const span of unavailableReads) {
+        expect(span.attributes["card_service.decision"]).toBeUndefined()
+        expect(span.attributes["card_service.reason_code"]).toBeUndefined()
+      }
 
       // Needs attention: the same actions by the sweep, in the same words;
       // the verdicts that came on their callbacks say so, and are not the sweep's.
