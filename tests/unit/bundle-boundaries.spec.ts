@@ -83,3 +83,15 @@ describe("the admin screens (bundled into the dashboard)", () => {
     expect(server).toEqual([])
   })
 })
+
+describe("the telemetry entry (./telemetry, loaded by a store's instrumentation.ts before Medusa)", () => {
+  const graph = runtimeGraph(["observability/trace-redaction.ts"])
+
+  it("needs no package: it fits whichever OpenTelemetry SDK the store's Medusa carries", () => {
+    expect(graph.packages).toEqual([])
+  })
+
+  it("reaches only framework-free lib files", () => {
+    expect(graph.files.filter((file) => !file.startsWith("lib/"))).toEqual(["observability/trace-redaction.ts"])
+  })
+})
