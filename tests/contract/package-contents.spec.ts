@@ -31,13 +31,17 @@ jest.setTimeout(240_000)
  * to 625 kB / 2.25 MB for issue 40 (the capture of what Medusa books and its
  * limits, the owner's answer about an unknown refund, the comparison, the
  * payment of what an edited order owes with its route and panel, and the
- * after-the-checkout docs): 614 kB packed, 2.23 MB unpacked then. Issue
+ * after-the-checkout docs): 614 kB packed, 2.23 MB unpacked then. Raised
+ * to 640 kB / 2.3 MB for issue 41 (the trace processor, ./telemetry, and
+ * its docs: 9 kB packed, 27 kB unpacked, of which its inline source map
+ * is most): the package measured 622 kB / 2.255 MB before it, already
+ * over the unpacked budget, and 631 kB / 2.28 MB with it. Issue
  * 44 asks for 2 MB unpacked: what a store does not need (inline source maps
  * are about half of the code's bytes) is trimmed there. The ALLOWED and
  * FORBIDDEN lists are the guard against shipping another test folder; the
  * margin is for growth.
  */
-const BUDGET = { packedBytes: 625_000, unpackedBytes: 2_250_000 }
+const BUDGET = { packedBytes: 640_000, unpackedBytes: 2_300_000 }
 
 /** Everything a shipped path may be, and nothing else. */
 const ALLOWED = [
@@ -124,11 +128,25 @@ describe("the packed package", () => {
     // Types for what stores import from code; the admin bundle is loaded by
     // Medusa's dashboard build, not imported.
     const typed = concrete.filter(
-      (t) => t.endsWith("/index.js") && !t.includes("/src/admin/")
+      (t) =>
+        t.startsWith(".medusa/server/src/") &&
+        t.endsWith(".js") &&
+        !t.includes("/src/admin/")
     )
     expect(typed.length).toBeGreaterThanOrEqual(4)
     for (const entry of typed) {
       expect(paths).toContain(entry.replace(/\.js$/, ".d.ts"))
+    }
+    // The same types for a store whose TypeScript reads typesVersions
+    // (moduleResolution "node"), not exports.
+    const declared = Object.values(
+      manifest.typesVersions["*"] as Record<string, string[]>
+    ).flat()
+    expect(declared).toContain(
+      ".medusa/server/src/observability/trace-redaction.d.ts"
+    )
+    for (const file of declared) {
+      expect(paths).toContain(file)
     }
     // The provider, the way medusa-config resolves it (./providers/*).
     expect(paths).toContain(
