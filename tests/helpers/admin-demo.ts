@@ -126,3 +126,38 @@ export async function payOnHostedPage(page: Page, cardNumber: string) {
   )
   await page.getByRole("button", { name: /^Pay / }).click()
 }
+
+/**
+ * The demo storefront's path with a card that needs no challenge: the
+ * hosted page, then the storefront's page for the result (paid, an order on
+ * hold for review, or failed). Answers the payment session's id, read from
+ * the pay page's address, and the transaction's, read from the service's
+ * redirect to the return route (a review's verdict is given by it).
+ */
+export async function buyWithCard(
+  page: Page,
+  ready: Ready,
+  cardNumber: string
+): Promise<{ sessionId: string; transactionId: string }> {
+  await page.goto(ready.storefront)
+  await page.getByRole("button", { name: "Buy" }).first().click()
+  await page.getByRole("button", { name: "Continue to payment" }).click()
+  await page.waitForURL(`${ready.backend}/card-service/pay/**`, { timeout: 60_000 })
+  const sessionId = new URL(page.url()).pathname.split("/").filter(Boolean).pop() as string
+  const returned = page.waitForRequest((request) => request.url().includes("/card-service/return/"), { timeout: 60_000 })
+  await payOnHostedPage(page, cardNumber)
+  const transactionId = new URL((await returned).url()).searchParams.get("transactionId")
+  await page.waitForURL(`${ready.storefront}/checkout/card-service?**`, { timeout: 60_000 })
+  if (!transactionId) throw new Error("the service's redirect named no transaction")
+  return { sessionId, transactionId }
+}
+
+/** The review's verdict, through the demo sandbox's loopback control endpoint. */
+export async function concludeReview(ready: Ready, transactionId: string, verdict: "approve" | "reject") {
+  const response = await fetch(`${ready.sandbox}/_sandbox/reviews/${transactionId}`, {
+    method: "POST",
+    headers: { "Content-Type": "application/json" },
+    body: JSON.stringify({ verdict }),
+  })
+  if (response.status !== 200) throw new Error(`sandbox review verdict: HTTP ${response.status}`)
+}

@@ -146,7 +146,7 @@ function Figures({
             row(`latency-${operation}`, OPERATION_LABEL[operation] ?? operation, (w) => {
               const found = w.latency.find((l) => l.operation === operation)
               return found
-                ? `${ms(found.p50_ms)} / ${ms(found.p95_ms)} (${found.calls} calls)`
+                ? `${ms(found.p50_ms)} / ${ms(found.p95_ms)} (${found.calls} call${found.calls === 1 ? "" : "s"})`
                 : "-"
             })
           )}
