@@ -99,8 +99,30 @@ module.exports = {
   // per window are SQL, so the spec runs it on an embedded PostgreSQL; each
   // mutant's run starts one (seconds).
   glance: {
-    mutate: ["src/api/admin/card-service/glance-figures.ts"],
+    mutate: ["src/api/admin/card-service/glance-figures.ts", "src/modules/card-service-activity/service.ts"],
     tests: ["tests/contract/glance-figures.spec.ts"],
+  },
+  // The owner's words (issue 41): Needs attention's count and who acted, the
+  // status words both panels share, the settle span's outcome for reviews,
+  // and what a call's report says of its verdict.
+  "owner-words": {
+    mutate: [
+      "src/admin/lib/attention-summary.ts",
+      "src/admin/lib/status-label.ts",
+      "src/observability/settlement-telemetry.ts",
+      "src/lib/call-report.ts",
+    ],
+    tests: [
+      "tests/unit/admin/setting-labels.spec.ts",
+      "tests/unit/observability/settle-outcome.spec.ts",
+      "tests/unit/lib/call-observer.spec.ts",
+    ],
+  },
+  // The trace processor a store's instrumentation.ts wraps its exporter's
+  // processor in (issue 41): what a mutant lets through is a leak.
+  "trace-redaction": {
+    mutate: ["src/observability/trace-redaction.ts"],
+    tests: ["tests/unit/observability/trace-redaction.spec.ts"],
   },
   // The page's two windows assembled from those counts: pure, so unit specs
   // only (the glance group's spec, which starts a database, is left out).

@@ -2,6 +2,18 @@ import { startSandbox, type CardServiceSandbox, type SandboxOptions } from "../.
 import http from "node:http"
 import net from "node:net"
 
+/** The provider's environment (medusa-config.ts reads it) pointing at a sandbox, in test mode. */
+export function sandboxProviderEnv(sandbox: CardServiceSandbox): Record<string, string> {
+  return {
+    CARD_SERVICE_CLIENT_CODE: sandbox.credentials.clientCode,
+    CARD_SERVICE_CLIENT_SECRET: sandbox.credentials.clientSecret,
+    CARD_SERVICE_VERIFY_ID: sandbox.credentials.verifyId,
+    CARD_SERVICE_MERCHANT_ID: sandbox.credentials.merchantId,
+    CARD_SERVICE_MODE: "test",
+    CARD_SERVICE_TEST_URL: sandbox.url,
+  }
+}
+
 export type CardServiceTestEnv = {
   sandbox: () => CardServiceSandbox
   backendUrl: () => string
@@ -42,12 +54,7 @@ export function useCardServiceSandbox(
       PORT: String(port),
       MEDUSA_BACKEND_URL: backendUrl,
       STOREFRONT_URL: storefrontUrl,
-      CARD_SERVICE_CLIENT_CODE: sandbox.credentials.clientCode,
-      CARD_SERVICE_CLIENT_SECRET: sandbox.credentials.clientSecret,
-      CARD_SERVICE_VERIFY_ID: sandbox.credentials.verifyId,
-      CARD_SERVICE_MERCHANT_ID: sandbox.credentials.merchantId,
-      CARD_SERVICE_MODE: "test",
-      CARD_SERVICE_TEST_URL: sandbox.url,
+      ...sandboxProviderEnv(sandbox),
       CARD_SERVICE_AUTO_CAPTURE: autoCapture ? "true" : "false",
       CARD_SERVICE_WINDOWED: windowed ? "true" : "false",
     })

@@ -13,6 +13,7 @@ import {
   CARD_SERVICE_PROVIDER_ID,
   type SeededStore,
 } from "../helpers/seed-store"
+import { sandboxProviderEnv } from "../helpers/card-service-env"
 import { storeApi } from "../helpers/store-api"
 import type { SpanLine } from "../helpers/trace-files"
 
@@ -147,12 +148,7 @@ describe("Medusa's spans through the plugin's processor (instrumentation.ts as d
       STORE_CORS: STOREFRONT,
       ADMIN_CORS: backend,
       AUTH_CORS: `${backend},${STOREFRONT}`,
-      CARD_SERVICE_CLIENT_CODE: sandbox.credentials.clientCode,
-      CARD_SERVICE_CLIENT_SECRET: sandbox.credentials.clientSecret,
-      CARD_SERVICE_VERIFY_ID: sandbox.credentials.verifyId,
-      CARD_SERVICE_MERCHANT_ID: sandbox.credentials.merchantId,
-      CARD_SERVICE_MODE: "test",
-      CARD_SERVICE_TEST_URL: sandbox.url,
+      ...sandboxProviderEnv(sandbox),
       CARD_SERVICE_SESSION_SECRET: SESSION_SECRET,
       TRACES_SAFE_FILE: safeFile(),
       TRACES_RAW_FILE: rawFile(),
