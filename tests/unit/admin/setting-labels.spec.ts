@@ -1,4 +1,5 @@
 import { attentionSummary } from "../../../src/admin/lib/attention-summary"
+import { statusLabel } from "../../../src/admin/lib/status-label"
 import { describeChange, settingsOrigin } from "../../../src/admin/lib/setting-labels"
 import type { AdminSettingField } from "../../../src/api/admin/card-service/response-types"
 
@@ -71,5 +72,12 @@ describe("the Needs attention count", () => {
       { needs_action: false, acted_by: "callback" as const },
     ]
     expect(attentionSummary(entries).text).toBe("0 need action · 5 actions taken (3 by the sweep)")
+  })
+})
+
+describe("a status in both panels' words", () => {
+  it("reads review_closed as Payments at a glance and Needs attention both show it (issue 41)", () => {
+    expect(statusLabel("review_closed")).toBe("review closed")
+    expect(statusLabel("capture_pending")).toBe("capture pending")
   })
 })

@@ -1,4 +1,4 @@
-import { settleOutcomeAttributes } from "../../../src/observability/settlement-telemetry"
+import { callbackOutcomeOf, settleOutcomeAttributes } from "../../../src/observability/settlement-telemetry"
 
 /**
  * Issue 41: the settle span named a review's approval `order`, though the
@@ -7,14 +7,27 @@ import { settleOutcomeAttributes } from "../../../src/observability/settlement-t
  */
 describe("the card_service.settle span's outcome", () => {
   it.each([
-    [{ kind: "order", review: "approved" }, { "card_service.settle.outcome": "review_closed", "card_service.review.verdict": "approved" }],
-    [{ kind: "review_closed", verdict: "rejected" }, { "card_service.settle.outcome": "review_closed", "card_service.review.verdict": "rejected" }],
-    [{ kind: "review_closed", verdict: "expired" }, { "card_service.settle.outcome": "review_closed", "card_service.review.verdict": "expired" }],
-    [{ kind: "order", onHold: true }, { "card_service.settle.outcome": "on_hold" }],
-    [{ kind: "order" }, { "card_service.settle.outcome": "order" }],
-    [{ kind: "failed", failure: { code: "203" } }, { "card_service.settle.outcome": "failed", "card_service.failure": "203" }],
-    [{ kind: "ignored" }, { "card_service.settle.outcome": "ignored" }],
-  ])("names %j as %j", (outcome, attributes) => {
+    ["a review's approval", { kind: "order", review: "approved" }, { "card_service.settle.outcome": "review_closed", "card_service.review.verdict": "approved" }],
+    ["a review's rejection", { kind: "review_closed", verdict: "rejected" }, { "card_service.settle.outcome": "review_closed", "card_service.review.verdict": "rejected" }],
+    ["a review with no verdict in time", { kind: "review_closed", verdict: "expired" }, { "card_service.settle.outcome": "review_closed", "card_service.review.verdict": "expired" }],
+    ["an order on hold", { kind: "order", onHold: true }, { "card_service.settle.outcome": "on_hold" }],
+    ["an order", { kind: "order" }, { "card_service.settle.outcome": "order" }],
+    ["a decline", { kind: "failed", failure: { code: "203" } }, { "card_service.settle.outcome": "failed", "card_service.failure": "203" }],
+    ["a result that is no payment of the session", { kind: "ignored" }, { "card_service.settle.outcome": "ignored" }],
+  ])("names %s by its outcome", (_what, outcome, attributes) => {
     expect(settleOutcomeAttributes(outcome)).toEqual(attributes)
+  })
+})
+
+describe("the callback route's answer in card_service.callbacks", () => {
+  it.each([
+    ["unknown_session", "refused"],
+    ["ignored", "ignored"],
+    ["acknowledged", "acknowledged"],
+    ["order", "settled"],
+    ["review_closed", "settled"],
+    ["failed", "settled"],
+  ])("counts an outcome of kind %s as %s", (kind, answer) => {
+    expect(callbackOutcomeOf({ kind })).toBe(answer)
   })
 })
