@@ -264,6 +264,31 @@ describe("events, with the activity module", () => {
     expect(rows[0].n).toBe(6)
   })
 
+  it("writes a batch as the buffer hands it over: a call's time, a result's flag, a minute's count; and prunes what is older than kept", async () => {
+    const written = await activity.insertActivity([
+      { kind: "call", name: "retrieve", duration_ms: 42, http_status: 200 },
+      { kind: "callback", name: "refused", count: 4 },
+      { kind: "result", name: "declined", reason_code: "204", flag: "DINSUFFICIENTFUNDS", transaction_id: "t-flag" },
+    ])
+    // Only results come back (the metric's new ones), with their flag.
+    expect(written).toEqual([
+      { kind: "result", name: "declined", reason_code: "204", flag: "DINSUFFICIENTFUNDS", transaction_id: "t-flag" },
+    ])
+    const figures = (await glanceFigures(container({ recording: true }), new Date(Date.now() + 1000), GRACE_MS)).windows[0]
+    expect(figures.latency).toEqual([{ operation: "retrieve", calls: 1, p50_ms: 42, p95_ms: 42 }])
+    expect(figures.callbacks_refused).toBe(4)
+    expect(figures.top_declines).toEqual([{ reason_code: "204", reason: "Insufficient funds", count: 1 }])
+    const { rows } = await pool.query(`select "id", "transaction_id" from "card_service_event" order by "kind"`)
+    // Ids of the module's own prefix; a transaction id on results only.
+    expect(rows.every((row) => row.id.startsWith("csevt_"))).toBe(true)
+    expect(rows.map((row) => row.transaction_id)).toEqual([null, null, "t-flag"])
+
+    await addEvents({ kind: "callback", name: "refused", at: ago(new Date(), 9 * DAY_MS) })
+    await activity.pruneActivity(ago(new Date(), 8 * DAY_MS))
+    const left = await pool.query(`select count(*)::int as n from "card_service_event"`)
+    expect(left.rows[0].n).toBe(3)
+  })
+
   it("writes what this instance has queued before it counts", async () => {
     publishActivitySink(activity)
     // A callback's answer is tallied for a minute before it is queued.
