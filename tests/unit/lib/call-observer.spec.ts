@@ -63,6 +63,10 @@ describe("the client's observer", () => {
       attempts: 1,
     })
     expect(reports[1].errorCategory).toBeUndefined()
+    // A capture reads no payment's record, and the code's document carries no verdict.
+    expect(reports[1]).not.toHaveProperty("record")
+    expect(reports[0]).not.toHaveProperty("decision")
+    expect(reports[0]).not.toHaveProperty("reasonCode")
     expect(reports[1].durationMs).toBeGreaterThanOrEqual(0)
     expect(reports[1].startedAt).toBeGreaterThan(Date.now() - 60_000)
     expect(JSON.stringify(reports)).not.toMatch(new RegExp(`${SECRET}|${CODE_1}`))
@@ -110,6 +114,8 @@ describe("the client's observer", () => {
       attempts: 3,
       record: { step: "AUTHORIZATION", status: "declined", transactionId: "t1" },
     })
+    // A record is no verdict: no decision of its own.
+    expect(retrieve).not.toHaveProperty("decision")
     expect(reports.filter((r) => r.operation === "authorize")).toHaveLength(2)
     expect(JSON.stringify(reports)).not.toMatch(new RegExp(`${SECRET}|${CODE_1}|${CODE_2}|1111`))
   })
@@ -126,9 +132,9 @@ describe("the client's observer", () => {
 
     const retrieve = reports.find((r) => r.operation === "retrieve")!
     expect(retrieve).toMatchObject({ httpStatus: 503, attempts: 3, errorCategory: "service_error" })
-    expect(retrieve.decision).toBeUndefined()
-    expect(retrieve.reasonCode).toBeUndefined()
-    expect(retrieve.record).toBeUndefined()
+    expect(retrieve).not.toHaveProperty("decision")
+    expect(retrieve).not.toHaveProperty("reasonCode")
+    expect(retrieve).not.toHaveProperty("record")
   })
 
   it("reports a transport failure without a status, and an observer that throws changes nothing", async () => {
@@ -156,6 +162,6 @@ describe("the client's observer", () => {
     expect(reports).toEqual([
       expect.objectContaining({ operation: "authorize", attempts: 3, errorCategory: "service_error" }),
     ])
-    expect(reports[0].httpStatus).toBeUndefined()
+    expect(reports[0]).not.toHaveProperty("httpStatus")
   })
 })
