@@ -163,19 +163,68 @@ describe("safeAttributes: names of credentials", () => {
     "x-access-token",
     "http.request.header.x-api-key",
     "db.password",
+    "apikey",
+    "x-apikey",
+    "auth",
+    "x-auth",
+    "x-auth-key",
+    "x-auth-email",
+    "sid",
+    "x-sid",
   ])("drops %s", (key) => {
     expect(safeAttributes({ [key]: "s3cr3t-value", kept: "yes" })).toEqual({
       kept: "yes",
     })
   })
 
-  it("drops a referer or origin that is no URL", () => {
+  it("drops a referer or origin that is no URL or has no origin", () => {
+    const attributes = safeAttributes({
+      referer: `/card-service/pay/${SESSION}`,
+      origin: "null",
+      // What an Android app sends: a URL whose origin is opaque.
+      referrer: "android-app://com.google.android.gm/",
+    })
+    expect(Object.keys(attributes)).toEqual([])
+  })
+
+  it("keeps only the origin of a referrer spelled with two r", () => {
     expect(
       safeAttributes({
-        referer: `/card-service/pay/${SESSION}`,
-        origin: "null",
+        referrer: `https://shop.example.com/card-service/pay/${SESSION}?lang=de`,
+        "http.request.header.referrer": [
+          `https://shop.example.com/card-service/pay/${SESSION}`,
+        ],
       })
-    ).toEqual({})
+    ).toEqual({
+      referrer: "https://shop.example.com",
+      "http.request.header.referrer": ["https://shop.example.com"],
+    })
+  })
+})
+
+describe("safeAttributes: url.query on its own", () => {
+  it("masks a token that is the first parameter of url.query", () => {
+    expect(
+      safeAttributes({
+        "url.path": "/auth/reset",
+        "url.query": "token=abcdef&next=/app",
+      })
+    ).toEqual({
+      "url.path": "/auth/reset",
+      "url.query": "token=REDACTED&next=/app",
+    })
+  })
+
+  it("masks an admin search that is the first parameter of url.query", () => {
+    expect(
+      safeAttributes({ "url.query": "q=jane%20doe&limit=20&offset=0" })
+    ).toEqual({ "url.query": "q=REDACTED&limit=20&offset=0" })
+  })
+
+  it("masks a session id that is the first parameter of url.query", () => {
+    expect(
+      safeAttributes({ "url.query": `session_id=${SESSION}&step=payment` })
+    ).toEqual({ "url.query": "session_id=REDACTED&step=payment" })
   })
 })
 
@@ -257,6 +306,28 @@ describe("safeText: identifiers anywhere in text", () => {
       "/store/payment-collections/pay_col_01JD3QZ7M8W6V5T4R3Q2P1N0MK/payment-sessions",
       "/store/payment-collections/pay_col_…P1N0MK/payment-sessions",
     ],
+    [
+      "an API key in a webhook URL",
+      "https://hooks.example.com/notify?apikey=abcdef&event=paid",
+      `https://hooks.example.com/notify?apikey=${REDACTED}&event=paid`,
+    ],
+    [
+      "an API key with an underscore in a query",
+      "https://hooks.example.com/notify?event=paid&api_key=abcdef",
+      `https://hooks.example.com/notify?event=paid&api_key=${REDACTED}`,
+    ],
+    [
+      "an e-mail address with a sub-domain",
+      "Customer with email shopper@mail.example.co.uk exists",
+      `Customer with email ${REDACTED} exists`,
+    ],
+    ["a card number that is the whole text", CARD, "************1000"],
+    [
+      "a card number with dashes that is the whole text",
+      "4111-1111-1111-1111",
+      "************1111",
+    ],
+    ["a transaction id that is the whole text", TRANSACTION, REDACTED],
     [
       "a database URL's password",
       "postgres://medusa:hunter2@db:5432/shop",
@@ -389,6 +460,23 @@ describe("redactedSpan", () => {
       expect(safe[field]).toBe(span[field])
     }
     expect(safe).not.toHaveProperty("secretField")
+  })
+
+  it("passes the fields of a 1.x SDK span and adds none a 2.x span lacks", () => {
+    const { parentSpanContext, instrumentationScope, ...common } = span
+    const v1Span = {
+      ...common,
+      parentSpanId: "p".repeat(16),
+      instrumentationLibrary: instrumentationScope,
+    }
+    const v1Safe = redactedSpan(v1Span)
+    expect(v1Safe.parentSpanId).toBe(v1Span.parentSpanId)
+    expect(v1Safe.instrumentationLibrary).toBe(instrumentationScope)
+    expect(v1Safe).not.toHaveProperty("parentSpanContext")
+    expect(v1Safe).not.toHaveProperty("instrumentationScope")
+    expect(safe).not.toHaveProperty("parentSpanId")
+    expect(safe).not.toHaveProperty("instrumentationLibrary")
+    expect(parentSpanContext).toBe(span.parentSpanContext)
   })
 
   it("leaves the span it was given as it was", () => {
