@@ -252,6 +252,19 @@ medusaIntegrationTestRunner({
       // Orders by display number, as the owner knows them; no raw order id.
       for (const e of entries) expect(e.message).not.toMatch(/order_[0-9A-Z]{26}/)
       expect(bySweep.find((e) => e.id === approvedLost.session.id).message).toMatch(/order #\d+/)
+
+      // The order widget's review panel: the verdict's time once it is in; no raw timestamp in its text.
+      const reviewOf = async (cartId: string) =>
+        (await api.get(`/admin/card-service/orders/${await orderOfCart(getContainer(), cartId)}/review`, { headers })).data.review
+      const approvedReview = await reviewOf(approvedOnCallback.cart.id)
+      expect(approvedReview).toMatchObject({ state: "approved", decided_at: expect.any(String) })
+      expect(Date.parse(approvedReview.decided_at)).toBeGreaterThanOrEqual(Date.parse(approvedReview.since))
+      const waiting = await reviewOf(stillOnHold.cart.id)
+      expect(waiting).toMatchObject({ state: "on_hold", decided_at: null })
+      for (const review of [approvedReview, waiting]) {
+        expect(review.message).not.toMatch(/\d{4}-\d{2}-\d{2}T\d{2}:/)
+        expect(review.message).not.toMatch(/order_[0-9A-Z]{26}/)
+      }
     })
   },
 })
