@@ -1,5 +1,6 @@
 import { startSandbox, type CardServiceSandbox, type SandboxOptions } from "../../src/sandbox"
 import http from "node:http"
+import { request } from "undici"
 import net from "node:net"
 
 /** The provider's environment (medusa-config.ts reads it) pointing at a sandbox, in test mode. */
@@ -101,4 +102,15 @@ function serveReturnPage(): Promise<http.Server> {
     res.end(`<!doctype html><html><body>${body}</body></html>`)
   })
   return new Promise((resolve) => server.listen(0, "127.0.0.1", () => resolve(server)))
+}
+
+/** A callback POSTed to the plugin as anyone could (the service's, or a forged one); answers the status. */
+export async function postCallback(backendUrl: string, sessionId: string, body: unknown): Promise<number> {
+  const response = await request(`${backendUrl}/card-service/callback/${sessionId}/`, {
+    method: "POST",
+    headers: { "content-type": "application/json" },
+    body: JSON.stringify(body),
+  })
+  await response.body.dump()
+  return response.statusCode
 }

@@ -1,5 +1,4 @@
 import { medusaIntegrationTestRunner } from "@medusajs/test-utils"
-import { request } from "undici"
 import { cardServiceProvider } from "../../src/checkout/provider-lookup"
 import { resetReconcileBackoff, runReconcileSweep } from "../../src/jobs/card-service-reconcile"
 import { CARD_SERVICE_ACTIVITY_MODULE } from "../../src/modules/card-service-activity"
@@ -7,7 +6,7 @@ import type CardServiceActivityModuleService from "../../src/modules/card-servic
 import { flushActivity } from "../../src/observability/activity-buffer"
 import { METRICS, SPANS } from "../../src/observability/telemetry-names"
 import { payLikeABrowser } from "../helpers/browser-step"
-import { useCardServiceSandbox } from "../helpers/card-service-env"
+import { postCallback, useCardServiceSandbox } from "../helpers/card-service-env"
 import { adminHeaders, CARDS, cartWithSession, orderOfCart } from "../helpers/checkout-flow"
 import { CARD_SERVICE_PROVIDER_ID, seedStore } from "../helpers/seed-store"
 import { captureTelemetry, type MetricPoint } from "../helpers/telemetry-capture"
@@ -252,14 +251,6 @@ medusaIntegrationTestRunner({
       expect(after.abandoned - before.abandoned).toBe(1)
     })
 
-    async function callback(sessionId: string, body: unknown): Promise<number> {
-      const response = await request(`${env.backendUrl()}/card-service/callback/${sessionId}/`, {
-        method: "POST",
-        headers: { "content-type": "application/json" },
-        body: JSON.stringify(body),
-      })
-      await response.body.dump()
-      return response.statusCode
-    }
+    const callback = (sessionId: string, body: unknown) => postCallback(env.backendUrl(), sessionId, body)
   },
 })

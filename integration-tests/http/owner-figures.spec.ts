@@ -1,10 +1,9 @@
 import { medusaIntegrationTestRunner } from "@medusajs/test-utils"
-import { request } from "undici"
 import { resetReconcileBackoff } from "../../src/jobs/card-service-reconcile"
 import { flushActivity } from "../../src/observability/activity-buffer"
 import { TEST_CARDS } from "../../src/sandbox"
 import { payLikeABrowser } from "../helpers/browser-step"
-import { useCardServiceSandbox } from "../helpers/card-service-env"
+import { postCallback, useCardServiceSandbox } from "../helpers/card-service-env"
 import { adminHeaders, CARDS, cartWithSession, orderOfCart } from "../helpers/checkout-flow"
 import { seedStore, type SeededStore } from "../helpers/seed-store"
 import { captureTelemetry } from "../helpers/telemetry-capture"
@@ -55,15 +54,7 @@ medusaIntegrationTestRunner({
       return { cart, session, paid, transactionId: transactionOf(paid) }
     }
     const referenceOf = (transactionId: string) => sandbox().transaction(transactionId)!.merchantReferenceCode
-    const callback = async (sessionId: string, body: unknown): Promise<number> => {
-      const response = await request(`${env.backendUrl()}/card-service/callback/${sessionId}/`, {
-        method: "POST",
-        headers: { "content-type": "application/json" },
-        body: JSON.stringify(body),
-      })
-      await response.body.dump()
-      return response.statusCode
-    }
+    const callback = (sessionId: string, body: unknown) => postCallback(env.backendUrl(), sessionId, body)
     /** "Sweep now" in Needs attention, as the store owner presses it. */
     const sweepNow = async () => {
       resetReconcileBackoff()
