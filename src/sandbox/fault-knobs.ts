@@ -64,3 +64,63 @@ export class FaultQueue {
     return entry.spec
   }
 }
+
+/** A JSON request whose answer the sandbox holds after acting on it (AnswerHolds). */
+export type HeldAnswer = {
+  method: string
+  pathname: string
+  /** The request's JSON body (POST), undefined for a GET. */
+  body: Record<string, unknown> | undefined
+  /** What the sandbox would answer. */
+  status: number
+  payload: unknown
+  /** Sends the answer now. */
+  release(): void
+  /** Cuts the connection without an answer: the operation happened, the client never learns it. */
+  drop(): void
+}
+
+export type HoldSpec = {
+  /** The endpoint (`/capture`) or a path prefix (`/payment/retrieve/<id>`). */
+  path: string
+  /** Lets the first `skip` matching requests through (default 0). */
+  skip?: number
+  /** Only requests for which this holds are counted and held. */
+  match?: (request: { pathname: string; body: Record<string, unknown> | undefined }) => boolean
+  /** Called with the held answer; nothing is sent until it releases or drops it. */
+  onHold: (held: HeldAnswer) => void
+}
+
+/**
+ * Answers held after the service acted (in process only: the crash-point
+ * harness, scripts/bench-crash-points.ts). The request is processed and
+ * recorded exactly as without a hold; only its answer waits for the holder,
+ * who can kill the client in the meantime. One hold fires once.
+ */
+export class AnswerHolds {
+  private pending: { spec: HoldSpec; seen: number }[] = []
+
+  add(spec: HoldSpec): void {
+    this.pending.push({ spec, seen: 0 })
+  }
+
+  clear(): void {
+    this.pending = []
+  }
+
+  /** The hold this request fires, counting it, or undefined. */
+  take(pathname: string, body: Record<string, unknown> | undefined): HoldSpec | undefined {
+    const index = this.pending.findIndex(({ spec }) => {
+      const onPath = pathname === spec.path || pathname.startsWith(`${spec.path}/`)
+      return onPath && (!spec.match || spec.match({ pathname, body }))
+    })
+    if (index < 0) return undefined
+    const entry = this.pending[index]
+    if (entry.seen < (entry.spec.skip ?? 0)) {
+      entry.seen += 1
+      return undefined
+    }
+    this.pending.splice(index, 1)
+    return entry.spec
+  }
+}

@@ -11,7 +11,7 @@ export type {
 } from "./sandbox-options"
 export type { CallbackDelivery, CallbackKnobs } from "./callback-delivery"
 export { DEFAULT_CALLBACK_KNOBS } from "./callback-delivery"
-export type { FaultSpec } from "./fault-knobs"
+export type { FaultSpec, HeldAnswer, HoldSpec } from "./fault-knobs"
 export type { OpenReview, ReviewVerdict } from "./review-desk"
 export { parseFault, parseKnobs } from "./control-handler"
 export type { SandboxRequest } from "./request-log"

@@ -1,5 +1,6 @@
 import { IncomingMessage, ServerResponse } from "node:http"
 import { MAX_BODY_BYTES, mediaTypeOf, readBody, sendJson } from "./http-io"
+import type { HoldSpec } from "./fault-knobs"
 import { SandboxContext } from "./sandbox-context"
 import { isVerifiedForJson } from "./verification-handler"
 
@@ -38,6 +39,7 @@ export async function serveJson(
     })
   }
   let answer: JsonAnswer
+  let body: Record<string, unknown> | undefined
   if (verified && !isVerifiedForJson(ctx, req, pathname)) {
     answer = {
       status: 401,
@@ -48,9 +50,14 @@ export async function serveJson(
       },
     }
   } else if (method === "POST") {
-    answer = parseJson(req, raw, handler)
+    answer = parseJson(req, raw, (parsed) => handler((body = parsed)))
   } else {
     answer = handler()
+  }
+  const hold = ctx.holds.take(pathname, body)
+  if (hold) {
+    const held = await holdAnswer(hold, req, pathname, body, answer)
+    if (held === "dropped") return
   }
   if (fault?.type === "delay") {
     await new Promise<void>((resolve) =>
@@ -68,6 +75,30 @@ export async function serveJson(
     `${method} ${pathname} -> ${answer.status}${reasonOf(answer.payload)}`
   )
   sendJson(res, answer.status, answer.payload)
+}
+
+/** Waits until the holder releases the answer ("released") or cuts the connection ("dropped"). */
+function holdAnswer(
+  hold: HoldSpec,
+  req: IncomingMessage,
+  pathname: string,
+  body: Record<string, unknown> | undefined,
+  answer: JsonAnswer
+): Promise<"released" | "dropped"> {
+  return new Promise((resolve) => {
+    hold.onHold({
+      method: req.method ?? "",
+      pathname,
+      body,
+      status: answer.status,
+      payload: answer.payload,
+      release: () => resolve("released"),
+      drop: () => {
+        req.socket.destroy()
+        resolve("dropped")
+      },
+    })
+  })
 }
 
 function parseJson(

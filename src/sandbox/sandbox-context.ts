@@ -1,5 +1,5 @@
 import { CallbackDispatcher, CallbackKnobs } from "./callback-delivery"
-import { FaultQueue } from "./fault-knobs"
+import { AnswerHolds, FaultQueue } from "./fault-knobs"
 import {
   CodeScoping,
   SandboxCredentials,
@@ -25,6 +25,8 @@ export type SandboxContext = {
   readonly verificationCodes: VerificationCodes
   readonly dispatcher: CallbackDispatcher
   readonly faults: FaultQueue
+  /** Answers held after acting, for the crash-point harness (in process only). */
+  readonly holds: AnswerHolds
   /** The code scoping in force (sandbox-options.ts). */
   codeScoping(): CodeScoping
   /** JSON requests that carried a code already posted in a form, by path; refused ones too. */

@@ -7,7 +7,7 @@ import {
   DEFAULT_CALLBACK_KNOBS,
 } from "./callback-delivery"
 import { brandOfNumber } from "./card-rules"
-import { FaultQueue, FaultSpec } from "./fault-knobs"
+import { AnswerHolds, FaultQueue, FaultSpec, HoldSpec } from "./fault-knobs"
 import { approvedAmount } from "./payment-result"
 import { RequestLog, SandboxRequest } from "./request-log"
 import { RetrieveTally } from "./request-tally"
@@ -85,6 +85,7 @@ export class SandboxTestControls {
       ),
       dispatcher: new CallbackDispatcher(logger, options.callbackConnections),
       faults: new FaultQueue(),
+      holds: new AnswerHolds(),
       codeScoping: () => this.codeScoping,
       formCodeUses: [],
       retrieves: new RetrieveTally(),
@@ -138,6 +139,16 @@ export class SandboxTestControls {
 
   clearFaults(): void {
     this.context.faults.clear()
+    this.context.holds.clear()
+  }
+
+  /**
+   * Holds the answer of the next matching JSON request after the service
+   * has acted on it, until `onHold`'s holder releases or drops it (the
+   * crash-point harness kills the caller meanwhile). In process only.
+   */
+  holdAnswer(spec: HoldSpec): void {
+    this.context.holds.add(spec)
   }
 
   /** Back to the start-up knobs: callback knobs, per-reference knobs and faults. */
@@ -148,6 +159,7 @@ export class SandboxTestControls {
     })
     this.knobsByReference.clear()
     this.context.faults.clear()
+    this.context.holds.clear()
   }
 
   // Inspection ----------------------------------------------------------

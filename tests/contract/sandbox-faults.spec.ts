@@ -1,4 +1,4 @@
-import { CardServiceSandbox, startSandbox } from "../../src/sandbox"
+import { CardServiceSandbox, startSandbox, type HeldAnswer } from "../../src/sandbox"
 import {
   authorize,
   call,
@@ -91,6 +91,53 @@ describe("fault knobs for the JSON endpoints", () => {
         captureStatus: "PENDING",
       }),
     ])
+  })
+
+  describe("answers held after acting (the crash-point harness)", () => {
+    const capture = (reference: string) =>
+      callJson(sandbox, code, "POST", "/capture", {
+        merchantId: sandbox.credentials.merchantId,
+        merchantReferenceCode: reference,
+        currency: "978",
+        amount: 1,
+        email: "ada@example.com",
+        originalTransactionId: auth,
+      })
+
+    it("acts, tells the holder what it would answer, and answers only when released", async () => {
+      const held: HeldAnswer[] = []
+      sandbox.holdAnswer({ path: "/payment/retrieve", skip: 1, onHold: (h) => held.push(h) })
+      expect((await retrieve()).status).toBe(200)
+      expect(held).toHaveLength(0)
+      let answered = false
+      const second = retrieve().then((answer) => ((answered = true), answer))
+      while (!held.length) await new Promise((resolve) => setTimeout(resolve, 10))
+      expect(held[0]).toMatchObject({ method: "GET", status: 200, payload: expect.objectContaining({ transactionId: auth }) })
+      await new Promise((resolve) => setTimeout(resolve, 100))
+      expect(answered).toBe(false)
+      held[0].release()
+      expect((await second).status).toBe(200)
+      // One hold fires once.
+      expect((await retrieve()).status).toBe(200)
+      expect(held).toHaveLength(1)
+    })
+
+    it("holds only the request its match picks, and a dropped answer leaves the operation done", async () => {
+      const held: HeldAnswer[] = []
+      sandbox.holdAnswer({
+        path: "/capture",
+        match: ({ body }) => body?.merchantReferenceCode === "held-capture",
+        onHold: (h) => held.push(h),
+      })
+      const before = sandbox.transactions().length
+      expect((await capture("other-capture")).status).toBe(200)
+      const lost = capture("held-capture")
+      while (!held.length) await new Promise((resolve) => setTimeout(resolve, 10))
+      expect(held[0].body).toMatchObject({ merchantReferenceCode: "held-capture" })
+      held[0].drop()
+      await expect(lost).rejects.toThrow()
+      expect(sandbox.transactions().slice(before).map((r) => r.merchantReferenceCode)).toEqual(["other-capture", "held-capture"])
+    })
   })
 
   describe("on the browser's form post, only when a fault names /order/start", () => {
