@@ -9,6 +9,7 @@ import { ContainerRegistrationKeys, Modules, PaymentSessionStatus } from "@medus
 import type { CardServiceSessionData } from "../providers/card-service/session-data"
 import { isUnderReview } from "../providers/card-service/status-mapping"
 import { sessionRowWriter } from "../payment-notes/session-notes"
+import { leasedLock } from "../lib/lock-lease"
 
 /**
  * Thrown when a cart's order exists without its payment and the cart is
@@ -77,7 +78,7 @@ export async function finishOrderPayment(
         if (await orderGone(container, session.payment_collection_id, cart)) return "order_gone"
         return await finishUnderCartLock(container, session.id, cart.orderId, data)
       },
-      { timeout: CART_WAIT_SECONDS }
+      leasedLock(CART_WAIT_SECONDS)
     )
   } catch (error) {
     // Not taken within the wait: a completion holds the cart.

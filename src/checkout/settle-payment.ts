@@ -23,6 +23,7 @@ import { settleReview } from "./review-verdict"
 import { settledAlready } from "./settled-check"
 import { writeSettledMark } from "./settled-marks"
 import type { SettleHint, SettleOutcome } from "./settle-types"
+import { leasedLock } from "../lib/lock-lease"
 
 export type { SettleHint, SettleOutcome } from "./settle-types"
 
@@ -58,7 +59,7 @@ export async function settleUnderLock(
   // A card_service.settle span around the lock and the settling (#32).
   return await traceSettlement(hint.source, () =>
     locking.execute(`card-service:settle:${sessionId}`, () => settle(container, sessionId, hint), {
-      timeout: LOCK_TIMEOUT_SECONDS,
+      ...leasedLock(LOCK_TIMEOUT_SECONDS),
     })
   )
 }

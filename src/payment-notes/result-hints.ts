@@ -1,6 +1,7 @@
 import type { ILockingModule, IPaymentModuleService, MedusaContainer } from "@medusajs/framework/types"
 import { Modules } from "@medusajs/framework/utils"
 import { notesOf, type ReconcileNote, type SessionNotes, updateSessionNotes } from "./session-notes"
+import { leasedLock } from "../lib/lock-lease"
 
 export type ResultHint = { transaction_id: string; source: string; received_at: string }
 
@@ -192,6 +193,6 @@ export async function updateCollectionHints(
         },
       })
     },
-    { timeout: 30 }
+    leasedLock(30)
   )
 }

@@ -5,6 +5,7 @@ import type {
 } from "@medusajs/framework/types"
 import { Modules } from "@medusajs/framework/utils"
 import type { ResultHint } from "./result-hints"
+import { leasedLock } from "../lib/lock-lease"
 
 // src/payment-notes: what the plugin writes beside Medusa's payment records
 // for the sweep and the store owner (this file: the notes on a session and
@@ -141,7 +142,7 @@ export async function updateSessionNotes(
       })
       return true
     },
-    { timeout: 30 }
+    leasedLock(30)
   )
 }
 

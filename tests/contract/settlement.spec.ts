@@ -13,6 +13,7 @@ import {
 import { CARDS, newSessionId } from "../helpers/provider-sandbox"
 import { sandboxForFile, type SandboxSession } from "../helpers/sandbox-sessions"
 import { sessionLogTag } from "../../src/lib/log-redaction"
+import { LOCK_LEASE_SECONDS } from "../../src/lib/lock-lease"
 
 jest.mock("@medusajs/medusa/core-flows", () => require("../helpers/fake-medusa").fakeCoreFlows)
 
@@ -693,6 +694,10 @@ describe("a callback copy while another copy settles", () => {
     const { s, outcome } = await copyWhileHeld(schedule, transactionId)
     expect(outcome.kind).not.toBe("acknowledged")
     expect(s.medusa.locking.executed).toContain(`card-service:settle:${s.sessionId}`)
+    // Issue 42: each lock is taken with the plugin's lease, so a holder that
+    // dies mid-settlement holds up the next copy for seconds, not a minute.
+    expect([...s.medusa.locking.leases.values()].every((lease) => lease === LOCK_LEASE_SECONDS)).toBe(true)
+    expect(s.medusa.locking.leases.get(`card-service:settle:${s.sessionId}`)).toBe(LOCK_LEASE_SECONDS)
   })
 
   it("notes its hint on the payment collection when Medusa deletes the session meanwhile, where the sweep finds the orphan", async () => {

@@ -65,6 +65,8 @@ export class FakeLocking {
   private readonly queues_ = new Map<string, Waiter[]>()
   /** Keys `execute` ran under, in order (to see what was serialized). */
   readonly executed: string[] = []
+  /** The lease (`expire`, seconds) each key was last taken with: how long it outlives a holder that died. */
+  readonly leases = new Map<string, number | undefined>()
 
   /**
    * Milliseconds per second of a lock's `timeout` (Medusa's wait for the
@@ -72,8 +74,9 @@ export class FakeLocking {
    */
   msPerTimeoutSecond = 1000
 
-  async execute<T>(key: string, job: () => Promise<T>, options?: { timeout?: number }): Promise<T> {
+  async execute<T>(key: string, job: () => Promise<T>, options?: { timeout?: number; expire?: number }): Promise<T> {
     this.executed.push(key)
+    this.leases.set(key, options?.expire)
     const owner = `execute:${Math.random()}`
     const deadline = options?.timeout ? Date.now() + options.timeout * this.msPerTimeoutSecond : Infinity
     while (!this.tryTake(key, owner)) {

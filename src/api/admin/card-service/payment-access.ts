@@ -11,6 +11,7 @@ import {
 } from "../../../checkout/provider-lookup"
 import type CardServiceProviderService from "../../../providers/card-service/service"
 import type { CardServiceSessionData } from "../../../providers/card-service/session-data"
+import { leasedLock } from "../../../lib/lock-lease"
 
 export type CardServicePayment = {
   payment: PaymentDTO
@@ -91,7 +92,5 @@ export async function underPaymentLock<T>(
   action: () => Promise<T>
 ): Promise<T> {
   const locking = container.resolve<ILockingModule>(Modules.LOCKING)
-  return locking.execute(`card-service:payment:${paymentId}`, action, {
-    timeout: PAYMENT_LOCK_SECONDS,
-  })
+  return locking.execute(`card-service:payment:${paymentId}`, action, leasedLock(PAYMENT_LOCK_SECONDS))
 }
