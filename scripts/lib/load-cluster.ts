@@ -61,6 +61,18 @@ export type ProxyCounters = {
   settledOn: Map<string, Set<string>>
 }
 
+/** An instance's answer, as the proxy has it before passing it on. */
+export type ProxiedAnswer = { method: string; url: string; status: number; instance: Instance }
+
+export type ProxyHooks = {
+  /**
+   * Called with each answer before the proxy writes it to its client:
+   * "drop" cuts the client's connection instead (the instance answered, the
+   * client never heard it). The answer waits until the promise settles.
+   */
+  beforeAnswer?: (answer: ProxiedAnswer) => Promise<"forward" | "drop"> | "forward"
+}
+
 export type Cluster = {
   proxyUrl: string
   sandbox: CardServiceSandbox
@@ -75,6 +87,12 @@ export type Cluster = {
   killInstance: (index: number) => void
   startInstance: (index: number) => Promise<void>
   restartRedis: () => Promise<void>
+  /** What the proxy does with an instance's answer before passing it on (the crash-point harness). */
+  proxyHooks: ProxyHooks
+  /** The database's URL (for a client of the harness's own). */
+  databaseUrl: string
+  /** The Redis the instances share, and the key prefix they use. */
+  redis: { url: string; namespace: string }
   logDir: string
   stop: () => Promise<void>
 }
@@ -97,6 +115,7 @@ export async function startCluster({
   settleStart = "alternate",
   persistentRedis = false,
   instanceEnv = {},
+  instanceCount = 2,
 }: {
   log?: Log
   dbEnv?: Record<string, string | undefined>
@@ -141,6 +160,8 @@ export async function startCluster({
    * schedule).
    */
   instanceEnv?: Record<string, string>
+  /** Medusa instances behind the proxy (2 unless told otherwise). */
+  instanceCount?: number
 } = {}): Promise<Cluster> {
   const logDir = fs.mkdtempSync(path.join(os.tmpdir(), "card-service-load-"))
   const cleanups: Array<() => Promise<void>> = []
@@ -226,7 +247,8 @@ export async function startCluster({
     // The proxy's port is the backend URL both instances announce. --------
     const proxyPort = await freePort()
     const proxyUrl = `http://127.0.0.1:${proxyPort}`
-    const ports = [await freePort(), await freePort()]
+    const ports: number[] = []
+    for (let i = 0; i < instanceCount; i++) ports.push(await freePort())
     const env: Record<string, string> = {
       ...(process.env as Record<string, string>),
       NODE_ENV: "development",
@@ -341,7 +363,8 @@ export async function startCluster({
       rerouted: 0,
       settledOn: new Map(),
     }
-    const proxy = startProxy(proxyPort, instances, counters, settleStart)
+    const proxyHooks: ProxyHooks = {}
+    const proxy = startProxy(proxyPort, instances, counters, settleStart, proxyHooks)
     await new Promise<void>((resolve) =>
       proxy.listen(proxyPort, "127.0.0.1", resolve)
     )
@@ -381,6 +404,9 @@ export async function startCluster({
       query: async (sql, params) => (await pg.query(sql, params as any[])).rows,
       statements: statementCount,
       autoCapture,
+      proxyHooks,
+      databaseUrl,
+      redis: { url: redisUrl, namespace: env.REDIS_NAMESPACE },
       killInstance: (index) => {
         const instance = instances[index]
         instance.up = false
@@ -428,7 +454,8 @@ function startProxy(
   port: number,
   instances: Instance[],
   counters: ProxyCounters,
-  settleStart: SettleStart
+  settleStart: SettleStart,
+  hooks: ProxyHooks = {}
 ) {
   let next = 0
   let sessions = 0
@@ -468,8 +495,17 @@ function startProxy(
           headers: { ...req.headers, host: `127.0.0.1:${port}` },
           agent,
         },
-        (answer) => {
+        async (answer) => {
           const status = answer.statusCode ?? 502
+          if (hooks.beforeAnswer) {
+            answer.pause()
+            const verdict = await hooks.beforeAnswer({ method: req.method ?? "", url: req.url ?? "", status, instance: target })
+            if (verdict === "drop") {
+              answer.destroy()
+              res.destroy()
+              return
+            }
+          }
           if (status >= 500) {
             counters.upstream5xx++
             if (req.url?.startsWith("/card-service/callback/")) counters.callback5xx++

@@ -354,6 +354,9 @@ export function storeOwner(cluster: Cluster) {
   }
 
   return {
+    /** An admin call through the proxy, as the owner's browser makes it; a connection that fails is answered status 0. */
+    call: admin,
+
     /** Payments an action is working on right now. */
     busyPayments(): Set<string> {
       return new Set(busy.keys())

@@ -74,6 +74,8 @@ export type HeldAnswer = {
   /** What the sandbox would answer. */
   status: number
   payload: unknown
+  /** The client's port of the connection (which process asked, for the harness). */
+  remotePort: number | undefined
   /** Sends the answer now. */
   release(): void
   /** Cuts the connection without an answer: the operation happened, the client never learns it. */

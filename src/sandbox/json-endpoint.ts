@@ -92,6 +92,7 @@ function holdAnswer(
       body,
       status: answer.status,
       payload: answer.payload,
+      remotePort: req.socket.remotePort,
       release: () => resolve("released"),
       drop: () => {
         req.socket.destroy()

@@ -1,0 +1,535 @@
+/**
+ * `npm run bench:crash-points`: every crash point of every money operation,
+ * each hit on purpose (issue 42). A cluster of three Medusa instances on one
+ * PostgreSQL and one Redis behind the round-robin proxy, and the sandbox.
+ * Each operation (crash-operations.ts) is run once with nothing in its way,
+ * noting every request an instance made to the service, every transaction it
+ * wrote and every answer it gave (crash-points.ts): those are its points.
+ * Then each point, run after run: the operation starts, the instance stops
+ * exactly there (crash-traps.ts: the sandbox holds the service's answer
+ * after acting, a trigger holds the write, the proxy holds the answer), and
+ * is SIGKILLed there or has its database connection dropped instead. The
+ * killed instance comes back after a drawn pause; the browser comes back or
+ * does not, the owner presses the button again or does not, at drawn times;
+ * the sweep runs every few seconds. The run ends settled by itself (the
+ * operation ended and the soak's invariants hold), in Needs attention with
+ * an instruction, or as a breach.
+ *
+ *   npm run bench:crash-points -- [--runs N] [--operations a,b] [--kinds service,db,answer] [--cuts kill,db-drop]
+ *                                 [--points TEXT] [--seed N] [--deadline S] [--discover-only]
+ *
+ * --runs: runs of each point (default 20). --operations, --kinds, --cuts:
+ * only these. --points: only points whose id contains TEXT. --seed: the
+ * timings' seed (default from the clock; printed). --deadline: seconds a run
+ * may take to settle after its crash (default 150). --discover-only: print
+ * the points and stop. docs/benchmarks.md, "Crash points", has a full table.
+ */
+import fs from "node:fs"
+import path from "node:path"
+import { parseArgs } from "node:util"
+import { positiveNumber, positiveWhole } from "./lib/cli-numbers"
+import {
+  involvesBrowser,
+  involvesOwner,
+  OPERATIONS,
+  operations,
+  type OperationContext,
+  type OperationName,
+  type Subject,
+  type Timing,
+} from "./lib/crash-operations"
+import { CUTS, POINT_KINDS, pointsOf, requestPattern, type Cut, type Discovery, type Point, type PointKind } from "./lib/crash-points"
+import { DbTraps, instanceOfPort } from "./lib/crash-traps"
+import { startCluster, type Cluster, type ProxiedAnswer } from "./lib/load-cluster"
+import { percentile } from "./lib/load-goals"
+import { storeClient } from "./lib/load-shoppers"
+import { storeOwner } from "./lib/soak-admin"
+import { deliveredTransactions, serviceRecords, storeFacts } from "./lib/soak-facts"
+import { seededRandom } from "./lib/soak-faults"
+import { checkInvariants, type AttemptFacts, type Breach } from "./lib/soak-invariants"
+
+type Options = {
+  runs: number
+  operations: OperationName[]
+  kinds: PointKind[]
+  cuts: Cut[]
+  points: string | null
+  seed: number
+  deadlineMs: number
+  discoverOnly: boolean
+}
+
+function listOf<T extends string>(name: string, text: string | undefined, known: readonly T[]): T[] {
+  if (!text) return [...known]
+  const asked = text.split(",")
+  const unknown = asked.filter((a) => !(known as readonly string[]).includes(a))
+  if (unknown.length) throw new Error(`--${name}: unknown ${unknown.join(", ")}; known: ${known.join(", ")}`)
+  return asked as T[]
+}
+
+function parseOptions(argv: string[]): Options {
+  const { values } = parseArgs({
+    args: argv,
+    strict: true,
+    options: {
+      runs: { type: "string" },
+      operations: { type: "string" },
+      kinds: { type: "string" },
+      cuts: { type: "string" },
+      points: { type: "string" },
+      seed: { type: "string" },
+      deadline: { type: "string" },
+      "discover-only": { type: "boolean" },
+    },
+  })
+  return {
+    runs: values.runs ? positiveWhole("runs", values.runs) : 20,
+    operations: listOf("operations", values.operations, OPERATIONS),
+    kinds: listOf("kinds", values.kinds, POINT_KINDS),
+    cuts: listOf("cuts", values.cuts, CUTS),
+    points: values.points ?? null,
+    seed: values.seed ? positiveWhole("seed", values.seed) : Date.now() % 1_000_000,
+    deadlineMs: values.deadline ? positiveNumber("deadline", values.deadline) * 1000 : 150_000,
+    discoverOnly: !!values["discover-only"],
+  }
+}
+
+const log = (line: string) => process.stderr.write(`[bench:crash-points ${new Date().toISOString().slice(11, 19)}] ${line}\n`)
+const sleep = (ms: number) => new Promise((resolve) => setTimeout(resolve, ms))
+
+/** The sweep's grace for an attempt nobody reported: short, so a run sees its "outcome unknown". */
+const GRACE_MS = 20_000
+/** Seconds between the harness's sweeps after a crash (the store's schedule is every minute). */
+const SWEEP_EVERY_MS = 5_000
+/** Restarts of killed instances under way (a run waits for two instances up, not for every restart). */
+const restarts = new Set<Promise<void>>()
+
+/** How long an operation may take to reach its point before the run counts it "not reached". */
+const REACH_MS = 90_000
+
+type Outcome = "settled" | "attention" | "breach" | "not reached"
+
+type RunResult = {
+  point: string
+  run: number
+  timing: Timing
+  outcome: Outcome
+  /** Crash to settled, ms. */
+  settleMs?: number
+  /** What it ended as (the operation's end), or why it is in the middle row or a breach. */
+  detail: string
+  /** Locks held in Redis when the instance stopped (the settle lock, the delivery claim, Medusa's cart lock...). */
+  locks: string[]
+  answers: string[]
+  subject: Partial<Subject>
+}
+
+async function main() {
+  const options = parseOptions(process.argv.slice(2))
+  const random = seededRandom(options.seed)
+  const booted = Date.now()
+  const cluster = await startCluster({
+    log,
+    instanceCount: 3,
+    stock: 100_000,
+    authorizeSide: true,
+    persistentRedis: true,
+    instanceEnv: {
+      // The harness sweeps itself, every few seconds after a crash; the
+      // schedule stays on (it decides whether a callback copy may be answered
+      // before it is settled) but never comes round during a run.
+      CARD_SERVICE_RECONCILE_SCHEDULE: "0 0 1 1 *",
+      CARD_SERVICE_RECONCILE_GRACE_MS: String(GRACE_MS),
+      LOG_LEVEL: process.env.LOAD_LOG_LEVEL ?? "warn",
+    },
+  })
+  const traps = await DbTraps.install(cluster)
+  const ctx: OperationContext = { cluster, shop: storeClient(cluster), owner: storeOwner(cluster) }
+  const results: RunResult[] = []
+  const attempts = new Map<string, AttemptFacts>()
+  let stopping = false
+  process.once("SIGINT", () => {
+    stopping = true
+    log("Ctrl-C: stopping after this run")
+  })
+  try {
+    log(`ready in ${((Date.now() - booted) / 1000).toFixed(0)} s; logs in ${cluster.logDir}; seed ${options.seed}`)
+    const points: Point[] = []
+    for (const name of options.operations) {
+      const discovery = await discover(ctx, traps, name, attempts)
+      const found = pointsOf(discovery, options.cuts, options.kinds).filter((p) => !options.points || p.id.includes(options.points))
+      log(`${name}: ${found.length} points (${discovery.serviceRequests.length} service requests, ${new Set(discovery.writes.map((w) => w.xid)).size} transactions, ${discovery.answers.length} answers)`)
+      points.push(...found)
+    }
+    for (const point of points) process.stdout.write(`point ${point.id}: ${point.where}\n`)
+    if (options.discoverOnly) return
+    const started = Date.now()
+    for (let run = 1; run <= options.runs && !stopping; run++) {
+      for (const point of points) {
+        if (stopping) break
+        const timing = drawTiming(random, point.operation)
+        const result = await runPoint(ctx, traps, point, run, timing, options.deadlineMs, attempts).catch(
+          (error: Error): RunResult => ({
+            point: point.id,
+            run,
+            timing,
+            outcome: "breach",
+            detail: `the harness failed: ${error.message}`,
+            locks: [],
+            answers: [],
+            subject: {},
+          })
+        )
+        results.push(result)
+        log(
+          `${point.id} run ${run}: ${result.outcome}${result.settleMs !== undefined ? ` in ${(result.settleMs / 1000).toFixed(1)} s` : ""}: ${result.detail}` +
+            (result.outcome !== "settled" ? ` [${result.answers.join(", ")}]` : "")
+        )
+      }
+    }
+    report(options, points, results, started)
+  } finally {
+    await Promise.all(restarts)
+    await traps.close()
+    await cluster.stop()
+  }
+  if (results.some((r) => r.outcome === "breach")) process.exitCode = 1
+}
+
+/** One run's timing, from the seed: the browser's return, the owner's second press, the pause before a killed instance restarts. */
+function drawTiming(random: () => number, operation: OperationName): Timing {
+  const pickFrom = <T>(items: T[]) => items[Math.floor(random() * items.length)]
+  return {
+    returnAfterMs: involvesBrowser(operation) ? pickFrom([0, 500, 2_000, 8_000, null]) : null,
+    ownerRetryAfterMs: involvesOwner(operation) ? pickFrom([1_000, 5_000, 15_000, null]) : null,
+    downMs: Math.round(random() * 5_000),
+  }
+}
+
+/**
+ * The operation once, nothing in its way: the service requests, the writes
+ * and the proxied answers it made until it was done.
+ */
+async function discover(ctx: OperationContext, traps: DbTraps, name: OperationName, attempts: Map<string, AttemptFacts>): Promise<Discovery> {
+  const operation = operations[name]
+  const { cluster } = ctx
+  const subject = await operation.prepare(ctx)
+  const answers: Discovery["answers"] = []
+  cluster.proxyHooks.beforeAnswer = (answer) => {
+    answers.push({ method: answer.method, url: answer.url, status: answer.status })
+    return "forward"
+  }
+  const requestsBefore = cluster.sandbox.requests().length
+  const since = await traps.record()
+  try {
+    await operation.act(ctx, subject)
+    let end: string | null = null
+    for (const until = Date.now() + 60_000; !end && Date.now() < until; await sleep(500)) end = await operation.done(ctx, subject)
+    if (!end) throw new Error(`${name} did not end without a crash: ${subject.answers.join(", ")}`)
+    // What follows the end closely (a late callback copy, the return) belongs to it.
+    await sleep(2_000)
+  } finally {
+    cluster.proxyHooks.beforeAnswer = undefined
+  }
+  noteAttempt(attempts, subject, true)
+  const { writes } = await traps.recorded(since)
+  const serviceRequests = cluster.sandbox
+    .requests()
+    .slice(requestsBefore)
+    .map((r) => ({ method: r.method, path: r.path }))
+  return { operation: name, serviceRequests, writes, answers }
+}
+
+function noteAttempt(attempts: Map<string, AttemptFacts>, subject: Subject, returned: boolean) {
+  if (subject.reference) attempts.set(subject.reference, { cartId: subject.cartId, returned })
+}
+
+type Sprung = { instance: number | null; cut: (how: Cut) => Promise<void>; locks: string[] }
+
+/** Arms the point's trap; `sprung` resolves when the instance stands at it. */
+function armPoint(ctx: OperationContext, traps: DbTraps, point: Point): { sprung: Promise<Sprung>; disarm: () => Promise<void> } {
+  const { cluster } = ctx
+  if (point.service) {
+    const { path: endpoint, method, nth } = point.service
+    let disarmed = false
+    const sprung = new Promise<Sprung>((resolve) => {
+      cluster.sandbox.holdAnswer({
+        path: endpoint,
+        skip: nth - 1,
+        match: () => !disarmed,
+        onHold: (held) => {
+          if (held.method !== method) return held.release()
+          const instance = instanceOfPort(cluster, held.remotePort)
+          resolve({
+            instance,
+            locks: [],
+            cut: async (how) => {
+              if (how === "kill") {
+                if (instance !== null) cluster.killInstance(instance)
+                held.drop()
+              } else {
+                if (instance !== null) await traps.terminateInstance([cluster.instances[instance].child.pid!])
+                held.release()
+              }
+            },
+          })
+        },
+      })
+    })
+    return {
+      sprung,
+      disarm: async () => {
+        disarmed = true
+        cluster.sandbox.clearFaults()
+      },
+    }
+  }
+  if (point.write) {
+    const write = point.write
+    let armed = true
+    const sprung = (async (): Promise<Sprung> => {
+      await traps.arm(write)
+      for (;;) {
+        const at = await traps.sprung()
+        if (at) {
+          const instance = instanceOfPort(cluster, at.clientPort)
+          return {
+            instance,
+            locks: [],
+            cut: async (how) => {
+              if (how === "kill" && instance !== null) cluster.killInstance(instance)
+              await traps.terminate(at.pid)
+              await traps.release()
+            },
+          }
+        }
+        if (!armed) return new Promise<Sprung>(() => undefined)
+        await sleep(20)
+      }
+    })()
+    return {
+      sprung,
+      disarm: async () => {
+        armed = false
+        await traps.release()
+      },
+    }
+  }
+  const { method, pattern, nth } = point.answer!
+  let seen = 0
+  let resolveSprung: (sprung: Sprung) => void = () => undefined
+  const sprung = new Promise<Sprung>((resolve) => (resolveSprung = resolve))
+  cluster.proxyHooks.beforeAnswer = (answer: ProxiedAnswer) => {
+    if (answer.method !== method || requestPattern(answer.url) !== pattern || ++seen !== nth) return "forward"
+    cluster.proxyHooks.beforeAnswer = undefined
+    const index = cluster.instances.indexOf(answer.instance)
+    return new Promise<"drop">((answered) =>
+      resolveSprung({
+        instance: index,
+        locks: [],
+        cut: async () => {
+          cluster.killInstance(index)
+          answered("drop")
+        },
+      })
+    )
+  }
+  return {
+    sprung,
+    disarm: async () => {
+      cluster.proxyHooks.beforeAnswer = undefined
+    },
+  }
+}
+
+/** Lock keys in Redis now, their ids left out: what the stopped instance held. */
+async function heldLocks(cluster: Cluster): Promise<string[]> {
+  const { Redis } = await import("ioredis")
+  const redis = new Redis(cluster.redis.url, { lazyConnect: true, maxRetriesPerRequest: 1 })
+  try {
+    await redis.connect()
+    const keys: string[] = []
+    let cursor = "0"
+    do {
+      const [next, batch] = await redis.scan(cursor, "MATCH", "*lock*", "COUNT", 1000)
+      cursor = next
+      keys.push(...batch)
+    } while (cursor !== "0")
+    return [...new Set(keys.map((k) => k.replace(/[a-z]+_[0-9A-Z]{26}/g, ":id").replace(/:[0-9a-f-]{8,}/g, ":*")))].sort()
+  } catch {
+    return []
+  } finally {
+    redis.disconnect()
+  }
+}
+
+async function runPoint(
+  ctx: OperationContext,
+  traps: DbTraps,
+  point: Point,
+  run: number,
+  timing: Timing,
+  deadlineMs: number,
+  attempts: Map<string, AttemptFacts>
+): Promise<RunResult> {
+  const { cluster } = ctx
+  const operation = operations[point.operation]
+  // Two instances up at least: a run may kill one while another restarts.
+  while (cluster.instances.filter((i) => i.up).length < 2) await sleep(200)
+  const subject = await operation.prepare(ctx)
+  const result: RunResult = { point: point.id, run, timing, outcome: "not reached", detail: "", locks: [], answers: subject.answers, subject }
+  const trap = armPoint(ctx, traps, point)
+  const acting = operation.act(ctx, subject).catch((error: Error) => {
+    subject.answers.push(`act failed: ${error.message.slice(0, 120)}`)
+  })
+  const reached = await Promise.race([
+    trap.sprung,
+    sleep(REACH_MS).then(() => null),
+  ])
+  if (!reached) {
+    await trap.disarm()
+    await acting
+    noteAttempt(attempts, subject, true)
+    result.detail = "the operation never came to this point"
+    await waitForEnd(ctx, subject, point.operation, 60_000)
+    return result
+  }
+  result.locks = await heldLocks(cluster)
+  const crashedAt = Date.now()
+  await reached.cut(point.cut)
+  await trap.disarm()
+  if (point.cut === "kill" && reached.instance !== null) {
+    const index = reached.instance
+    const restart = sleep(timing.downMs)
+      .then(() => cluster.startInstance(index))
+      .catch((error: Error) => {
+        log(`${cluster.instances[index].name} did not restart: ${error.message}`)
+      })
+    restarts.add(restart)
+    void restart.finally(() => restarts.delete(restart))
+  }
+  noteAttempt(attempts, subject, timing.returnAfterMs !== null || !involvesBrowser(point.operation))
+  // What the world does after the crash is over before the run is judged.
+  let recovered = false
+  const recovering = operation
+    .recover(ctx, subject, timing)
+    .catch((error: Error) => {
+      subject.answers.push(`recover failed: ${error.message}`)
+    })
+    .finally(() => (recovered = true))
+  // The sweep, as the schedule would run it, on an instance that is up.
+  let sweeping = true
+  const sweeper = (async () => {
+    for (let next = Date.now() + SWEEP_EVERY_MS; sweeping; await sleep(250)) {
+      if (Date.now() < next) continue
+      next = Date.now() + SWEEP_EVERY_MS
+      const up = cluster.instances.find((i) => i.up)
+      if (up) await ctx.owner.sweep(up.url).catch(() => undefined)
+    }
+  })()
+  try {
+    for (const until = crashedAt + deadlineMs; Date.now() < until; await sleep(500)) {
+      if (!recovered) continue
+      const end = await operation.done(ctx, subject).catch(() => null)
+      if (!end) continue
+      const breaches = await breachesOf(ctx, subject, attempts)
+      if (breaches.length) continue
+      const attention = await attentionOf(ctx, subject)
+      result.outcome = attention.length ? "attention" : "settled"
+      result.settleMs = Date.now() - crashedAt
+      result.detail = attention.length ? `${end}; yet Needs attention says: ${attention.join(" | ")}` : end
+      return result
+    }
+    const breaches = await breachesOf(ctx, subject, attempts)
+    const attention = await attentionOf(ctx, subject)
+    const end = await operation.done(ctx, subject).catch(() => null)
+    if (attention.length) {
+      result.outcome = "attention"
+      result.detail = attention.join(" | ")
+    } else {
+      result.outcome = "breach"
+      result.detail = breaches.length
+        ? breaches.map((b) => `${b.invariant}: ${b.detail}`).join(" | ")
+        : `not ended after ${deadlineMs / 1000} s (${end ?? "no end"}), and nothing in Needs attention`
+    }
+    return result
+  } finally {
+    sweeping = false
+    await Promise.all([sweeper, recovering, Promise.race([acting, sleep(30_000)])])
+  }
+}
+
+/** After a run whose point was never reached: the operation's end, so the next run starts from a quiet store. */
+async function waitForEnd(ctx: OperationContext, subject: Subject, name: OperationName, ms: number) {
+  for (const until = Date.now() + ms; Date.now() < until; await sleep(500)) {
+    if (await operations[name].done(ctx, subject).catch(() => null)) return
+  }
+}
+
+/** The soak's invariants over the whole store, the breaches about this run's payment. */
+async function breachesOf(ctx: OperationContext, subject: Subject, attempts: Map<string, AttemptFacts>): Promise<Breach[]> {
+  const { cluster } = ctx
+  const { breaches } = checkInvariants(
+    serviceRecords(cluster),
+    await storeFacts(cluster, Infinity),
+    attempts,
+    deliveredTransactions(cluster),
+    { settledBefore: Infinity }
+  )
+  return breaches.filter(
+    (b) =>
+      (b.transactionId && b.transactionId === subject.transactionId) ||
+      (b.cartId && b.cartId === subject.cartId) ||
+      (b.orderId && b.orderId === subject.orderId) ||
+      (subject.paymentId && b.detail.includes(subject.paymentId))
+  )
+}
+
+/** Needs attention's entries about this run's session or payment that ask the owner to act. */
+async function attentionOf(ctx: OperationContext, subject: Subject): Promise<string[]> {
+  const answer = await ctx.owner.call("/admin/card-service/reconciliation", undefined, "GET")
+  const entries = (answer.json?.entries ?? []) as Array<{ id: string; status: string; message: string; needs_action: boolean }>
+  return entries
+    .filter((e) => e.needs_action && (e.id === subject.sessionId || e.id === subject.paymentId))
+    .map((e) => `${e.status}: ${e.message}`)
+}
+
+function report(options: Options, points: Point[], results: RunResult[], startedAt: number) {
+  const f = (ms: number) => (Number.isFinite(ms) ? `${(ms / 1000).toFixed(1)} s` : "-")
+  const lines = [
+    "",
+    `crash points: ${points.length} points, ${results.length} runs in ${((Date.now() - startedAt) / 60_000).toFixed(1)} min, seed ${options.seed}`,
+    "| point | runs | settled by itself | needs attention | breaches | not reached | settle p50 | settle p95 |",
+    "| --- | ---: | ---: | ---: | ---: | ---: | ---: | ---: |",
+  ]
+  for (const point of points) {
+    const mine = results.filter((r) => r.point === point.id)
+    const count = (o: Outcome) => mine.filter((r) => r.outcome === o).length
+    const times = mine.filter((r) => r.outcome === "settled").map((r) => r.settleMs!)
+    lines.push(
+      `| ${point.id} | ${mine.length} | ${count("settled")} | ${count("attention")} | ${count("breach")} | ${count("not reached")} | ` +
+        `${f(percentile(times, 0.5))} | ${f(percentile(times, 0.95))} |`
+    )
+  }
+  const total = (o: Outcome) => results.filter((r) => r.outcome === o).length
+  lines.push(
+    "",
+    `all: ${results.length} runs: settled by itself ${total("settled")}, needs attention ${total("attention")}, breaches ${total("breach")}, not reached ${total("not reached")}`
+  )
+  for (const r of results.filter((r) => r.outcome === "attention" || r.outcome === "breach")) {
+    lines.push(`  ${r.outcome.toUpperCase()} ${r.point} run ${r.run} (${JSON.stringify(r.timing)}): ${r.detail} [${r.answers.join(", ")}] locks held: ${r.locks.join(", ") || "none"}`)
+  }
+  process.stdout.write(lines.join("\n") + "\n")
+  const file = path.join(process.cwd(), ".crash-runs", `crash-points-${new Date(startedAt).toISOString().replace(/[:.]/g, "-")}.json`)
+  fs.mkdirSync(path.dirname(file), { recursive: true })
+  fs.writeFileSync(file, JSON.stringify({ options, points, results }, null, 1))
+  log(`every run written to ${file}`)
+}
+
+main().then(
+  () => process.exit(process.exitCode ?? 0),
+  (error) => {
+    console.error(error)
+    process.exit(1)
+  }
+)

@@ -1,0 +1,347 @@
+/**
+ * The money operations of the crash-point harness (issue 42), each as what
+ * it needs before it starts (prepare, never trapped), the operation itself
+ * (act: the part in which the points lie), what the world does after a
+ * crash (recover: the browser comes back or not, the store owner presses
+ * the button again or not), and whether it has come to an end the money
+ * agrees with (done).
+ */
+import { request } from "undici"
+import { AUTHORIZE_ONLY_PROVIDER_ID, CARD_PROVIDER_ID, type Cluster } from "./load-cluster"
+import { postPayForm, storeClient, type TestCard } from "./load-shoppers"
+import type { storeOwner } from "./soak-admin"
+
+export const OPERATIONS = [
+  "authorize-by-callback",
+  "authorize-by-return",
+  "capture",
+  "refund",
+  "void",
+  "reverse",
+  "review-approved",
+  "review-rejected",
+] as const
+export type OperationName = (typeof OPERATIONS)[number]
+
+/** What one run works on; filled in by prepare and act. */
+export type Subject = {
+  cartId: string
+  sessionId: string
+  reference?: string
+  /** The approval (the payment's transaction). */
+  transactionId?: string
+  orderId?: string
+  paymentId?: string
+  amount?: number
+  /** Where the service sent the shopper's browser (the return route), not followed yet. */
+  returnLocation?: string
+  /** The admin call the operation made, to make again as the owner would. */
+  adminCall?: { path: string; body: unknown }
+  /** How the act's own requests were answered. */
+  answers: string[]
+}
+
+/**
+ * The drawn timing of one run: when the browser comes back after the
+ * crash (null: never; the storefront's poll or the service's callback
+ * must do), when the owner presses the button again (null: never), how
+ * long a killed instance stays down.
+ */
+export type Timing = { returnAfterMs: number | null; ownerRetryAfterMs: number | null; downMs: number }
+
+export type OperationContext = {
+  cluster: Cluster
+  shop: ReturnType<typeof storeClient>
+  owner: ReturnType<typeof storeOwner>
+}
+
+export type Operation = {
+  name: OperationName
+  /** One line for the table: what the operation is. */
+  what: string
+  prepare(ctx: OperationContext): Promise<Subject>
+  act(ctx: OperationContext, subject: Subject): Promise<void>
+  recover(ctx: OperationContext, subject: Subject, timing: Timing): Promise<void>
+  /** The operation's end, as the store and the service both record it; null while it has none. */
+  done(ctx: OperationContext, subject: Subject): Promise<string | null>
+}
+
+const card = (number: string): TestCard => ({ number, cardType: "VISA" })
+const FRICTIONLESS = card("4000000000001000")
+/** Marked for review (480), concluded approved and rejected (481): docs/sandbox.md, "Test cards". */
+const REVIEW_APPROVED = card("4000000000004806")
+const REVIEW_REJECTED = card("4000000000004830")
+
+const sleep = (ms: number) => new Promise((resolve) => setTimeout(resolve, ms))
+
+/** The browser at the return route; its status, or 0 when the connection failed. */
+async function comeBack(location: string): Promise<number> {
+  const back = await request(location, { method: "GET", headers: { "sec-fetch-mode": "navigate" } }).catch(() => null)
+  await back?.body.dump()
+  return back?.statusCode ?? 0
+}
+
+/** The session's pay form posted with `with_`; where the service sends the browser is kept, not followed. */
+async function payWith(ctx: OperationContext, with_: TestCard, subject: Subject) {
+  const posted = await postPayForm(await ctx.shop.formOf(subject.sessionId), with_)
+  if (posted.status !== 303) throw new Error(`the service answered the form ${posted.status}`)
+  subject.returnLocation = posted.location
+  const query = new URL(posted.location).searchParams
+  subject.transactionId = query.get("transactionId") ?? undefined
+  subject.reference = query.get("merchantReferenceCode") ?? undefined
+  subject.answers.push(`form ${posted.status}`)
+}
+
+/** The order of a cart and its newest card-service payment (canceled or not). */
+async function orderOf(cluster: Cluster, cartId: string) {
+  const [row] = await cluster.query(
+    `SELECT oc.order_id, o.status AS order_status, p.id AS payment_id, p.amount, p.canceled_at,
+            p.data->>'transaction_id' AS transaction_id,
+            (SELECT array_agg(ps.status::text) FROM payment_session ps WHERE ps.payment_collection_id = opc.payment_collection_id AND ps.deleted_at IS NULL) AS sessions
+       FROM order_cart oc
+       JOIN "order" o ON o.id = oc.order_id
+       LEFT JOIN order_payment_collection opc ON opc.order_id = oc.order_id AND opc.deleted_at IS NULL
+       LEFT JOIN payment p ON p.payment_collection_id = opc.payment_collection_id AND p.deleted_at IS NULL
+      WHERE oc.cart_id = $1 AND oc.deleted_at IS NULL
+      ORDER BY p.created_at DESC NULLS LAST LIMIT 1`,
+    [cartId]
+  )
+  return row
+    ? {
+        orderId: row.order_id as string,
+        orderStatus: row.order_status as string,
+        paymentId: (row.payment_id as string | null) ?? undefined,
+        amount: row.amount === null ? undefined : Number(row.amount),
+        canceled: row.canceled_at !== null,
+        transactionId: row.transaction_id as string | null,
+        sessions: (row.sessions as string[] | null) ?? [],
+      }
+    : null
+}
+
+/** A whole checkout to an order, outside any trap: the state an after-checkout operation starts from. */
+async function checkedOut(ctx: OperationContext, providerId: string, with_: TestCard = FRICTIONLESS): Promise<Subject> {
+  const ready = await ctx.shop.cartReadyToPay(providerId)
+  const subject: Subject = { ...ready, answers: [] }
+  await payWith(ctx, with_, subject)
+  await comeBack(subject.returnLocation!)
+  for (const until = Date.now() + 120_000; Date.now() < until; await sleep(250)) {
+    const order = await orderOf(ctx.cluster, subject.cartId)
+    if (order?.paymentId || (order && with_ !== FRICTIONLESS)) {
+      Object.assign(subject, { orderId: order.orderId, paymentId: order.paymentId, amount: order.amount })
+      return subject
+    }
+  }
+  throw new Error(`no order for cart ${subject.cartId}`)
+}
+
+/** What the service holds for an approval: captured and refunded (a voided capture counts as given back), and whether it was reversed. */
+export function serviceHolds(cluster: Cluster, approval: string) {
+  const records = cluster.sandbox.transactions()
+  const captures = records.filter((r) => r.step === "CAPTURE" && r.reasonCode === "100" && r.originalTransactionId === approval)
+  const captureIds = new Set(captures.map((c) => c.transactionId))
+  const live = (r: { captureStatus?: string }) => r.captureStatus !== "VOIDED"
+  const refunds = records.filter((r) => r.step === "REFUND" && r.reasonCode === "100" && captureIds.has(r.originalTransactionId) && live(r))
+  const sum = (list: { amount: number }[]) => Math.round(list.reduce((s, r) => s + r.amount, 0) * 100) / 100
+  return {
+    captured: sum(captures.filter(live)),
+    refunded: sum(refunds),
+    voided: sum(captures.filter((c) => !live(c))),
+    reversed: records.some((r) => r.step === "REVERSAL" && r.reasonCode === "100" && r.originalTransactionId === approval),
+  }
+}
+
+/** What Medusa books for a payment: captured, refunded, the service's transactions its data holds, whether an outcome is booked UNKNOWN. */
+async function medusaBooks(cluster: Cluster, paymentId: string) {
+  const [row] = await cluster.query(
+    `SELECT p.canceled_at, p.data->'transactions' AS transactions,
+            (SELECT coalesce(sum(c.amount), 0) FROM capture c WHERE c.payment_id = p.id AND c.deleted_at IS NULL) AS captured,
+            (SELECT coalesce(sum(r.amount), 0) FROM refund r WHERE r.payment_id = p.id AND r.deleted_at IS NULL) AS refunded,
+            coalesce(p.data->'transactions' @> '[{"decision": "UNKNOWN"}]'::jsonb, false) AS unknown
+       FROM payment p WHERE p.id = $1`,
+    [paymentId]
+  )
+  const entries = (row?.transactions ?? []) as Array<{ transaction_id?: string }>
+  return {
+    captured: Number(row?.captured ?? 0),
+    refunded: Number(row?.refunded ?? 0),
+    unknown: row?.unknown === true,
+    canceled: row ? row.canceled_at !== null : false,
+    known: new Set(entries.map((e) => e.transaction_id).filter((id): id is string => !!id)),
+  }
+}
+
+/** The service's accepted follow-ons of an approval: its captures and reversals, their refunds and voids, and so on. */
+function followOnsOf(cluster: Cluster, approval: string): string[] {
+  const records = cluster.sandbox.transactions().filter((r) => r.reasonCode === "100")
+  const chain = new Set([approval])
+  for (let grew = true; grew; ) {
+    grew = false
+    for (const r of records) {
+      if (!chain.has(r.transactionId) && chain.has(r.originalTransactionId)) {
+        chain.add(r.transactionId)
+        grew = true
+      }
+    }
+  }
+  chain.delete(approval)
+  return [...chain]
+}
+
+/**
+ * Medusa and the service agree on the payment's money (a void is booked as a
+ * refund), Medusa's payment holds every follow-on the service made (or a
+ * later refund could not name its capture), and nothing is of unknown outcome.
+ */
+async function moneyAgrees(ctx: OperationContext, subject: Subject): Promise<string | null> {
+  const books = await medusaBooks(ctx.cluster, subject.paymentId!)
+  const holds = serviceHolds(ctx.cluster, subject.transactionId!)
+  const refunded = Math.round((holds.refunded + holds.voided) * 100) / 100
+  if (books.unknown || books.captured !== holds.captured + holds.voided || books.refunded !== refunded) return null
+  if (followOnsOf(ctx.cluster, subject.transactionId!).some((id) => !books.known.has(id))) return null
+  return `captured ${books.captured}, refunded ${books.refunded}`
+}
+
+/** The admin call of the operation, made once more by the owner at the drawn time (a 2xx the first time needs none). */
+async function ownerRetries(ctx: OperationContext, subject: Subject, timing: Timing) {
+  if (timing.ownerRetryAfterMs === null || !subject.adminCall) return
+  if (subject.answers.some((a) => /^admin 2\d\d$/.test(a))) return
+  await sleep(timing.ownerRetryAfterMs)
+  const again = await ctx.owner.call(subject.adminCall.path, subject.adminCall.body)
+  subject.answers.push(`owner again ${again.status}`)
+}
+
+async function adminAct(ctx: OperationContext, subject: Subject, path: string, body: unknown) {
+  subject.adminCall = { path, body }
+  const answer = await ctx.owner.call(path, body)
+  subject.answers.push(`admin ${answer.status}`)
+}
+
+/** The service concludes the review of the subject's payment; the verdict's callback goes out. */
+async function concludeReview(ctx: OperationContext, subject: Subject) {
+  const concluded = await ctx.cluster.sandbox.concludeReview(subject.transactionId!)
+  subject.answers.push(concluded ? `verdict ${concluded.reasonCode}` : "no open review")
+}
+
+const checkoutDone = async (ctx: OperationContext, subject: Subject) => {
+  const order = await orderOf(ctx.cluster, subject.cartId)
+  if (order?.paymentId && order.transactionId === subject.transactionId) {
+    subject.orderId = order.orderId
+    subject.paymentId = order.paymentId
+    return (await moneyAgrees(ctx, subject)) ? "order" : null
+  }
+  // No order, and the approval given back: the shopper is told the payment failed.
+  if (!order && subject.transactionId && serviceHolds(ctx.cluster, subject.transactionId).reversed) return "released"
+  return null
+}
+
+/** The browser comes back at the drawn time; else the storefront polls the session (as the payment step does). */
+async function shopperReturns(ctx: OperationContext, subject: Subject, timing: Timing) {
+  if (timing.returnAfterMs === null) return
+  await sleep(timing.returnAfterMs)
+  subject.answers.push(`return ${await comeBack(subject.returnLocation!)}`)
+}
+
+export const operations: Record<OperationName, Operation> = {
+  "authorize-by-callback": {
+    name: "authorize-by-callback",
+    what: "the service's callback settles a frictionless payment into an order (automatic capture); the browser comes back after it",
+    prepare: async (ctx) => ({ ...(await ctx.shop.cartReadyToPay(CARD_PROVIDER_ID)), answers: [] }),
+    act: (ctx, subject) => payWith(ctx, FRICTIONLESS, subject),
+    recover: shopperReturns,
+    done: checkoutDone,
+  },
+  "authorize-by-return": {
+    name: "authorize-by-return",
+    what: "the browser's return settles a frictionless payment into an order; its callbacks lost",
+    prepare: async (ctx) => ({ ...(await ctx.shop.cartReadyToPay(CARD_PROVIDER_ID)), answers: [] }),
+    act: async (ctx, subject) => {
+      const form = await ctx.shop.formOf(subject.sessionId)
+      ctx.cluster.sandbox.setCallbackKnobs({ drop: true }, form.fields.merchantReferenceCode)
+      const posted = await postPayForm(form, FRICTIONLESS)
+      subject.returnLocation = posted.location
+      const query = new URL(posted.location).searchParams
+      subject.transactionId = query.get("transactionId") ?? undefined
+      subject.reference = query.get("merchantReferenceCode") ?? undefined
+      subject.answers.push(`return ${await comeBack(posted.location)}`)
+    },
+    // The shopper whose return failed reloads the page at the drawn time.
+    recover: shopperReturns,
+    done: checkoutDone,
+  },
+  capture: {
+    name: "capture",
+    what: "the store owner captures an authorized payment in Medusa's admin (POST /admin/payments/:id/capture)",
+    prepare: (ctx) => checkedOut(ctx, AUTHORIZE_ONLY_PROVIDER_ID),
+    act: (ctx, subject) => adminAct(ctx, subject, `/admin/payments/${subject.paymentId}/capture`, { amount: subject.amount }),
+    recover: ownerRetries,
+    done: moneyAgrees,
+  },
+  refund: {
+    name: "refund",
+    what: "the store owner refunds part of a captured payment (POST /admin/payments/:id/refund)",
+    prepare: (ctx) => checkedOut(ctx, CARD_PROVIDER_ID),
+    act: (ctx, subject) =>
+      adminAct(ctx, subject, `/admin/payments/${subject.paymentId}/refund`, { amount: Math.round(subject.amount! * 50) / 100 }),
+    recover: ownerRetries,
+    done: moneyAgrees,
+  },
+  void: {
+    name: "void",
+    what: "the store owner refunds the whole of a capture the service has not settled yet: the plugin voids it",
+    prepare: (ctx) => checkedOut(ctx, CARD_PROVIDER_ID),
+    act: (ctx, subject) => adminAct(ctx, subject, `/admin/payments/${subject.paymentId}/refund`, { amount: subject.amount }),
+    recover: ownerRetries,
+    done: moneyAgrees,
+  },
+  reverse: {
+    name: "reverse",
+    what: "the store owner cancels an order whose payment is authorized only: the approval is reversed",
+    prepare: (ctx) => checkedOut(ctx, AUTHORIZE_ONLY_PROVIDER_ID),
+    act: (ctx, subject) => adminAct(ctx, subject, `/admin/orders/${subject.orderId}/cancel`, {}),
+    recover: ownerRetries,
+    done: async (ctx, subject) => {
+      const order = await orderOf(ctx.cluster, subject.cartId)
+      const books = await medusaBooks(ctx.cluster, subject.paymentId!)
+      const { reversed } = serviceHolds(ctx.cluster, subject.transactionId!)
+      if (books.canceled && reversed && order?.orderStatus === "canceled") return "canceled and reversed"
+      if (!books.canceled && !reversed && order?.orderStatus !== "canceled") return "not canceled, approval kept"
+      return null
+    },
+  },
+  "review-approved": {
+    name: "review-approved",
+    what: "an order on hold for a review (480): the service's approving verdict arrives by callback and the payment is captured",
+    prepare: async (ctx) => {
+      const subject = await checkedOut(ctx, CARD_PROVIDER_ID, REVIEW_APPROVED)
+      return subject
+    },
+    act: concludeReview,
+    recover: async () => undefined,
+    done: async (ctx, subject) => {
+      const order = await orderOf(ctx.cluster, subject.cartId)
+      if (!order?.paymentId || order.transactionId !== subject.transactionId) return null
+      subject.paymentId = order.paymentId
+      return order.sessions.includes("pending_authorization") ? null : await moneyAgrees(ctx, subject)
+    },
+  },
+  "review-rejected": {
+    name: "review-rejected",
+    what: "an order on hold for a review (480): the service's rejecting verdict (481) arrives by callback and the order is canceled",
+    prepare: (ctx) => checkedOut(ctx, CARD_PROVIDER_ID, REVIEW_REJECTED),
+    act: concludeReview,
+    recover: async () => undefined,
+    done: async (ctx, subject) => {
+      const order = await orderOf(ctx.cluster, subject.cartId)
+      return order?.orderStatus === "canceled" && !order.sessions.includes("pending_authorization") ? "order canceled" : null
+    },
+  },
+}
+
+/** Whether an operation's act involves the shopper's browser (its timing draws a return). */
+export const involvesBrowser = (name: OperationName) => name === "authorize-by-callback" || name === "authorize-by-return"
+
+/** Whether an operation's act is an admin call (its timing draws the owner's second press). */
+export const involvesOwner = (name: OperationName) => ["capture", "refund", "void", "reverse"].includes(name)
+
+export { CARD_PROVIDER_ID }

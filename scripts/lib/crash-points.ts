@@ -1,0 +1,147 @@
+/**
+ * The crash points of the money operations (issue 42), found by running
+ * each operation once with nothing in its way and noting what it did: every
+ * request an instance made to the service, every transaction it wrote, every
+ * answer it gave through the proxy (discover). Each becomes a point, to be
+ * cut by killing the instance there or by dropping its database connection.
+ */
+import type { RecordedWrite, WriteTrap } from "./crash-traps"
+import type { OperationName } from "./crash-operations"
+
+export type Cut = "kill" | "db-drop"
+export const CUTS: readonly Cut[] = ["kill", "db-drop"]
+
+export type PointKind = "service" | "db" | "answer"
+export const POINT_KINDS: readonly PointKind[] = ["service", "db", "answer"]
+
+export type Point = {
+  id: string
+  operation: OperationName
+  kind: PointKind
+  cut: Cut
+  /** What the instance had done and was about to do, in words. */
+  where: string
+  /** service: the answer of the nth request to this endpoint, held after the service acted. */
+  service?: { path: string; method: string; nth: number }
+  /** db: the last write of a transaction, held before it (and its commit). */
+  write?: WriteTrap & { tables: string[] }
+  /** answer: the nth answer to a request of this shape, held before its client heard it. */
+  answer?: { method: string; pattern: string; nth: number }
+}
+
+/** What a discovery run noted, in order. */
+export type Discovery = {
+  operation: OperationName
+  serviceRequests: { method: string; path: string }[]
+  writes: RecordedWrite[]
+  answers: { method: string; url: string; status: number }[]
+}
+
+/** The endpoint of a service request, its ids left out; null for what is no money operation's (the browser's pages, the verification code). */
+export function serviceEndpoint(path: string): string | null {
+  if (path.startsWith("/payment/retrieve/")) return "/payment/retrieve"
+  if (["/capture", "/refund", "/reverse", "/void"].includes(path)) return path
+  return null
+}
+
+/** A proxied request's shape: ids and the query left out. */
+export function requestPattern(url: string): string {
+  return url
+    .split("?")[0]
+    .replace(/[a-z]+_[0-9A-Z]{26}/g, ":id")
+}
+
+/** Requests whose answers are points: the service's callbacks, the browser's return, the owner's admin calls (not the log-in). */
+const ANSWERED = /^\/(card-service\/(callback|return)\/|admin\/)/
+
+const ordinal = (n: number) => `#${n}`
+
+/** The points of one operation, from its discovery run. */
+export function pointsOf(discovery: Discovery, cuts: readonly Cut[] = CUTS, kinds: readonly PointKind[] = POINT_KINDS): Point[] {
+  const { operation } = discovery
+  const points: Omit<Point, "id" | "cut">[] = []
+
+  if (kinds.includes("service")) {
+    const seen = new Map<string, number>()
+    for (const request of discovery.serviceRequests) {
+      const path = serviceEndpoint(request.path)
+      if (!path) continue
+      const nth = (seen.get(path) ?? 0) + 1
+      seen.set(path, nth)
+      points.push({
+        operation,
+        kind: "service",
+        where: `the service acted on ${request.method} ${path} ${ordinal(nth)} and answered; the instance has not heard the answer`,
+        service: { path, method: request.method, nth },
+      })
+    }
+  }
+
+  if (kinds.includes("db")) {
+    // One point per transaction: its last write, so everything the instance
+    // did before the commit (service calls included) has happened.
+    const lastOf = new Map<string, RecordedWrite>()
+    const tablesOf = new Map<string, string[]>()
+    for (const write of discovery.writes) {
+      lastOf.set(write.xid, write)
+      const tables = tablesOf.get(write.xid) ?? []
+      if (!tables.includes(write.table)) tables.push(write.table)
+      tablesOf.set(write.xid, tables)
+    }
+    const counted = new Map<string, number>()
+    const nthOf = new Map<number, number>()
+    for (const write of discovery.writes) {
+      const key = `${write.table}|${write.op}`
+      const n = (counted.get(key) ?? 0) + 1
+      counted.set(key, n)
+      nthOf.set(write.n, n)
+    }
+    let transaction = 0
+    for (const [xid, last] of lastOf) {
+      transaction++
+      const tables = tablesOf.get(xid)!
+      points.push({
+        operation,
+        kind: "db",
+        where:
+          `transaction ${transaction} (${tables.join(", ")}) about to write ${last.op} ${last.table} ${ordinal(nthOf.get(last.n)!)} and commit`,
+        write: { table: last.table, op: last.op, match: null, nth: nthOf.get(last.n)!, tables },
+      })
+    }
+  }
+
+  if (kinds.includes("answer")) {
+    const seen = new Map<string, number>()
+    for (const answer of discovery.answers) {
+      const path = answer.url.split("?")[0]
+      if (!ANSWERED.test(path)) continue
+      const pattern = requestPattern(answer.url)
+      const key = `${answer.method} ${pattern}`
+      const nth = (seen.get(key) ?? 0) + 1
+      seen.set(key, nth)
+      points.push({
+        operation,
+        kind: "answer",
+        where: `the instance answered ${key} ${ordinal(nth)} (${answer.status}), its client has not heard it`,
+        answer: { method: answer.method, pattern, nth },
+      })
+    }
+  }
+
+  const out: Point[] = []
+  for (const point of points) {
+    for (const cut of cuts) {
+      // An answer already written has no database connection left to drop.
+      if (point.kind === "answer" && cut === "db-drop") continue
+      out.push({ ...point, cut, id: `${operation} ${pointLabel(point)} ${cut}` })
+    }
+  }
+  return out
+}
+
+/** A short label of a point (without its cut). */
+export function pointLabel(point: Omit<Point, "id" | "cut">): string {
+  if (point.service) return `service:${point.service.path}${ordinal(point.service.nth)}`
+  if (point.write) return `db:${point.write.op.toLowerCase()}:${point.write.table}${ordinal(point.write.nth)}`
+  return `answer:${point.answer!.method} ${point.answer!.pattern}${ordinal(point.answer!.nth)}`
+}

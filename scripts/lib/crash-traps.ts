@@ -1,0 +1,231 @@
+/**
+ * The crash-point harness's traps (issue 42): ways to stop a Medusa instance
+ * at an exact point of a money operation without a hook in the plugin, so
+ * that the harness can kill it there or cut its database connection.
+ *
+ * - The database: a row trigger on every table of the store (installDbTraps).
+ *   Recording, it logs each write with its transaction: the writes an
+ *   operation makes, found by running it, are its database points. Armed for
+ *   one write (table, operation, a text its row holds, the n-th such write),
+ *   it makes that write wait on an advisory lock the harness holds, so the
+ *   instance stands still with its transaction open, just before that write
+ *   and its commit.
+ * - The service: the sandbox holds an answer after acting on the request
+ *   (sandbox.holdAnswer); the proxy holds an instance's answer before its
+ *   client hears it (cluster.proxyHooks).
+ * - Which instance a connection belongs to: /proc, by the connection's local
+ *   port (ownerOfPort).
+ */
+import fs from "node:fs"
+import { Client } from "pg"
+import type { Cluster } from "./load-cluster"
+
+/** The advisory lock a trapped write waits on. */
+const TRAP_LOCK = 4242_0042
+
+/** Tables no point is in: the harness's own, migrations, and the owner's figures (no money). */
+const UNTRAPPED = /^(crash_trap.*|mikro_orm_migrations|script_migrations|link_module_migrations|card_service_event)$/
+
+/** A write the recording saw, in order. */
+export type RecordedWrite = { n: number; xid: string; table: string; op: string; rowId: string | null; port: number | null; at: number }
+
+/** One write to stop at: the `nth` write of `op` on `table` whose row holds `match` (null: any row). */
+export type WriteTrap = { table: string; op: string; match: string | null; nth: number }
+
+export class DbTraps {
+  private constructor(
+    private readonly db: Client,
+    private readonly holder: Client
+  ) {}
+
+  /** Installs the trigger on every table of the store; the traps start off. */
+  static async install(cluster: Pick<Cluster, "databaseUrl">): Promise<DbTraps> {
+    const db = new Client({ connectionString: cluster.databaseUrl })
+    const holder = new Client({ connectionString: cluster.databaseUrl })
+    for (const client of [db, holder]) {
+      client.on("error", () => undefined)
+      await client.connect()
+    }
+    await db.query(`
+      CREATE TABLE IF NOT EXISTS crash_trap (id int PRIMARY KEY, mode text NOT NULL DEFAULT 'off',
+        tbl text, op text, match text, target bigint);
+      INSERT INTO crash_trap (id) VALUES (1) ON CONFLICT DO NOTHING;
+      CREATE SEQUENCE IF NOT EXISTS crash_trap_hits;
+      CREATE UNLOGGED TABLE IF NOT EXISTS crash_trap_log (n bigserial PRIMARY KEY, at timestamptz NOT NULL DEFAULT clock_timestamp(),
+        xid text NOT NULL, tbl text NOT NULL, op text NOT NULL, row_text text, port int);
+      CREATE OR REPLACE FUNCTION crash_trap_fire() RETURNS trigger LANGUAGE plpgsql AS $fn$
+      DECLARE
+        c crash_trap%ROWTYPE;
+        r text;
+      BEGIN
+        SELECT * INTO c FROM crash_trap WHERE id = 1;
+        IF c.mode = 'off' THEN
+          RETURN COALESCE(NEW, OLD);
+        END IF;
+        IF TG_OP = 'DELETE' THEN r := to_jsonb(OLD)::text; ELSE r := to_jsonb(NEW)::text; END IF;
+        IF c.mode = 'record' THEN
+          INSERT INTO crash_trap_log (xid, tbl, op, row_text, port)
+            VALUES (txid_current()::text, TG_TABLE_NAME, TG_OP, left(r, 4000), inet_client_port());
+        ELSIF c.mode = 'armed' AND TG_TABLE_NAME = c.tbl AND TG_OP = c.op
+              AND (c.match IS NULL OR strpos(r, c.match) > 0) THEN
+          IF nextval('crash_trap_hits') = c.target THEN
+            PERFORM pg_advisory_xact_lock(${TRAP_LOCK});
+          END IF;
+        END IF;
+        RETURN COALESCE(NEW, OLD);
+      END
+      $fn$;
+    `)
+    const tables = await db.query(
+      `SELECT tablename FROM pg_tables WHERE schemaname = 'public' ORDER BY tablename`
+    )
+    for (const { tablename } of tables.rows as { tablename: string }[]) {
+      if (UNTRAPPED.test(tablename)) continue
+      await db.query(`DROP TRIGGER IF EXISTS crash_trap ON "${tablename}"`)
+      await db.query(
+        `CREATE TRIGGER crash_trap BEFORE INSERT OR UPDATE OR DELETE ON "${tablename}" FOR EACH ROW EXECUTE FUNCTION crash_trap_fire()`
+      )
+    }
+    return new DbTraps(db, holder)
+  }
+
+  /** Starts logging every write; `recorded` returns them. */
+  async record(): Promise<number> {
+    const [{ last }] = (await this.db.query(`SELECT coalesce(max(n), 0)::int AS last FROM crash_trap_log`)).rows
+    await this.db.query(`UPDATE crash_trap SET mode = 'record' WHERE id = 1`)
+    return last
+  }
+
+  /** The writes logged after `since` (record's answer), oldest first; the log stops. */
+  async recorded(since: number): Promise<{ writes: RecordedWrite[]; rows: Map<number, string> }> {
+    await this.off()
+    const { rows } = await this.db.query(
+      `SELECT n::int, xid, tbl, op, row_text, port, extract(epoch from at) * 1000 AS at FROM crash_trap_log WHERE n > $1 ORDER BY n`,
+      [since]
+    )
+    const texts = new Map<number, string>()
+    const writes = rows.map((r: any) => {
+      texts.set(r.n, r.row_text ?? "")
+      let rowId: string | null = null
+      try {
+        rowId = JSON.parse(r.row_text ?? "null")?.id ?? null
+      } catch {
+        rowId = null
+      }
+      return { n: r.n, xid: r.xid, table: r.tbl, op: r.op, rowId, port: r.port, at: Number(r.at) }
+    })
+    return { writes, rows: texts }
+  }
+
+  /** Arms one trap: the write it names waits, with its transaction open, until `release`. */
+  async arm(trap: WriteTrap): Promise<void> {
+    await this.holder.query(`SELECT pg_advisory_lock(${TRAP_LOCK})`)
+    await this.db.query(`SELECT setval('crash_trap_hits', 1, false)`)
+    await this.db.query(`UPDATE crash_trap SET mode = 'armed', tbl = $1, op = $2, match = $3, target = $4 WHERE id = 1`, [
+      trap.table,
+      trap.op,
+      trap.match,
+      trap.nth,
+    ])
+  }
+
+  /** The backend waiting in the armed trap, once a write has sprung it; null while none has. */
+  async sprung(): Promise<{ pid: number; clientPort: number } | null> {
+    const { rows } = await this.db.query(
+      `SELECT l.pid, a.client_port FROM pg_locks l JOIN pg_stat_activity a ON a.pid = l.pid
+        WHERE l.locktype = 'advisory' AND NOT l.granted AND l.objid = $1 LIMIT 1`,
+      [TRAP_LOCK % 2 ** 32]
+    )
+    return rows.length ? { pid: rows[0].pid, clientPort: rows[0].client_port } : null
+  }
+
+  /** Disarms and lets a waiting write go on (into a dead connection, after a kill). */
+  async release(): Promise<void> {
+    await this.off()
+    await this.holder.query(`SELECT pg_advisory_unlock_all()`)
+  }
+
+  /** Cuts one backend's connection: the database side of "the connection dropped". */
+  async terminate(pid: number): Promise<void> {
+    await this.db.query(`SELECT pg_terminate_backend($1)`, [pid])
+  }
+
+  /**
+   * Cuts every connection of the instance whose process is `processId`
+   * (found by their client ports): its pool sees them fail at once.
+   */
+  async terminateInstance(processIds: number[]): Promise<number> {
+    const { rows } = await this.db.query(
+      `SELECT pid, client_port FROM pg_stat_activity WHERE datname = current_database() AND pid <> pg_backend_pid() AND client_port IS NOT NULL`
+    )
+    let cut = 0
+    for (const row of rows as { pid: number; client_port: number }[]) {
+      if (processIds.includes(processOfPort(row.client_port) ?? -1)) {
+        await this.terminate(row.pid)
+        cut++
+      }
+    }
+    return cut
+  }
+
+  private async off(): Promise<void> {
+    await this.db.query(`UPDATE crash_trap SET mode = 'off' WHERE id = 1`)
+  }
+
+  async close(): Promise<void> {
+    await this.release().catch(() => undefined)
+    await Promise.all([this.db.end(), this.holder.end()]).catch(() => undefined)
+  }
+}
+
+/** The inode of the loopback TCP socket whose local port is `port`, from /proc/net/tcp{,6}. */
+function socketInode(port: number): string | null {
+  const hex = port.toString(16).toUpperCase().padStart(4, "0")
+  for (const file of ["/proc/net/tcp", "/proc/net/tcp6"]) {
+    let text = ""
+    try {
+      text = fs.readFileSync(file, "utf8")
+    } catch {
+      continue
+    }
+    for (const line of text.split("\n").slice(1)) {
+      const fields = line.trim().split(/\s+/)
+      if (fields.length < 10) continue
+      if (fields[1].endsWith(`:${hex}`)) return fields[9]
+    }
+  }
+  return null
+}
+
+/** The process holding the TCP socket whose local port is `port`, or null. */
+export function processOfPort(port: number): number | null {
+  const inode = socketInode(port)
+  if (!inode || inode === "0") return null
+  const target = `socket:[${inode}]`
+  for (const entry of fs.readdirSync("/proc")) {
+    if (!/^\d+$/.test(entry)) continue
+    let fds: string[] = []
+    try {
+      fds = fs.readdirSync(`/proc/${entry}/fd`)
+    } catch {
+      continue
+    }
+    for (const fd of fds) {
+      try {
+        if (fs.readlinkSync(`/proc/${entry}/fd/${fd}`) === target) return Number(entry)
+      } catch {
+        // Closed meanwhile.
+      }
+    }
+  }
+  return null
+}
+
+/** The index of the instance whose process holds the socket of local port `port`, or null. */
+export function instanceOfPort(cluster: Pick<Cluster, "instances">, port: number | undefined): number | null {
+  if (!port) return null
+  const pid = processOfPort(port)
+  if (pid === null) return null
+  const index = cluster.instances.findIndex((i) => i.child?.pid === pid)
+  return index >= 0 ? index : null
+}
