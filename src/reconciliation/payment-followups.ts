@@ -15,6 +15,7 @@ import {
   parseSessionData,
 } from "../providers/card-service/session-data"
 import type CardServiceProviderService from "../providers/card-service/service"
+import { toServiceAmount, type AmountInput } from "../lib/money"
 
 /**
  * What the sweep learned about a captured payment, in the payment's
@@ -34,6 +35,8 @@ export type PaymentNote = {
     | "capture_confirmed"
     | "changed_outside_medusa"
     | "refund_unknown"
+    /** A capture or refund whose instance died before Medusa wrote its answer, settled by the sweep. */
+    | "follow_on_recovered"
   final: boolean
   /** The store owner must act (shown in "Needs attention"). */
   attention: boolean
@@ -291,6 +294,142 @@ async function settleLostCapture(
     attention: false,
   })
   return { payment: updated, action }
+}
+
+/**
+ * How old a capture or refund row must be before the sweep takes it for one
+ * whose provider call died with its instance: longer than the provider's
+ * call can take (two sendings of a capture, each with the client's timeouts),
+ * so a call still under way is never taken for a lost one.
+ */
+export const UNLOGGED_AFTER_MS = 2 * 60 * 1000
+/**
+ * How far back the sweep looks for them: the sweep runs every minute, and
+ * backs off to 30 minutes while the service is down, so a row is looked at
+ * several times within this window; older rows are not read again.
+ */
+export const UNLOGGED_LOOKBACK_MS = 2 * 60 * 60 * 1000
+
+type BookedRow = { id: string; amount?: AmountInput; raw_amount?: AmountInput; payment_id?: string; created_at?: Date | string }
+
+/** A payment with captures or refunds Medusa booked that its log does not hold. */
+export type UnloggedFollowOns = {
+  payment: PaymentRow & { captured_at?: Date | string | null; amount?: AmountInput }
+  captures: BookedRow[]
+  refunds: BookedRow[]
+}
+
+/**
+ * Card-service payments with a capture or refund row whose key the
+ * payment's log does not hold (settleUnloggedFollowOn in the provider says
+ * how they come about). A capture the provider made itself in
+ * authorizePayment (automatic capture) is logged under the session's id,
+ * and Medusa books it with a row of its own afterwards: that row is the
+ * logged capture.
+ */
+export async function listUnloggedFollowOns(
+  container: MedusaContainer,
+  providerId: string,
+  now: Date
+): Promise<UnloggedFollowOns[]> {
+  const paymentModule = container.resolve<IPaymentModuleService>(Modules.PAYMENT)
+  const window = {
+    $gte: new Date(now.getTime() - UNLOGGED_LOOKBACK_MS).toISOString(),
+    $lt: new Date(now.getTime() - UNLOGGED_AFTER_MS).toISOString(),
+  }
+  const select = ["id", "amount", "raw_amount", "payment_id", "created_at"]
+  // The payment module filters any column; its filter types name fewer.
+  const [captures, refunds] = (await Promise.all([
+    paymentModule.listCaptures({ created_at: window } as Record<string, unknown>, { select, order: { created_at: "ASC" } }),
+    paymentModule.listRefunds({ created_at: window } as Record<string, unknown>, { select, order: { created_at: "ASC" } }),
+  ])) as unknown as [BookedRow[], BookedRow[]]
+  const paymentIds = [...new Set([...captures, ...refunds].map((r) => r.payment_id).filter((id): id is string => !!id))]
+  if (!paymentIds.length) return []
+  const payments = (await paymentModule.listPayments(
+    { id: paymentIds, provider_id: providerId, canceled_at: null } as Record<string, unknown>,
+    { select: ["id", "data", "metadata", "provider_id", "created_at", "captured_at", "amount", "raw_amount"], take: paymentIds.length }
+  )) as UnloggedFollowOns["payment"][]
+  const found: UnloggedFollowOns[] = []
+  for (const payment of payments) {
+    const data = parseSessionData(payment.data)
+    if (!data) continue
+    const keys = new Set(data.transactions.map((t) => t.key).filter((key): key is string => !!key))
+    const mine = (rows: BookedRow[]) => rows.filter((r) => r.payment_id === payment.id)
+    const automatic = data.transactions.some((t) => t.operation === "capture" && t.key === data.session_id && t.decision !== "REJECT")
+    const unloggedCaptures = mine(captures).filter((r, i) => !keys.has(r.id) && !(automatic && i === 0))
+    const unloggedRefunds = mine(refunds).filter((r) => !keys.has(r.id))
+    if (unloggedCaptures.length || unloggedRefunds.length) {
+      found.push({ payment, captures: unloggedCaptures, refunds: unloggedRefunds })
+    }
+  }
+  return found
+}
+
+/**
+ * The sweep's settlement of captures and refunds whose instance died before
+ * Medusa wrote the provider's answer: the provider settles each one
+ * (settleUnloggedFollowOn), the payment's data is written with it, and a
+ * capture that completes the payment marks it captured, as Medusa's own
+ * capture would have.
+ */
+export async function settleUnloggedFollowOns(
+  container: MedusaContainer,
+  { payment, captures, refunds }: UnloggedFollowOns,
+  now: Date
+): Promise<PaymentAction[]> {
+  let data = parseSessionData(payment.data)
+  if (!data) return []
+  const provider = cardServiceProvider(container, payment.provider_id)
+  const paymentModule = container.resolve<IPaymentModuleService>(Modules.PAYMENT)
+  const actions: PaymentAction[] = []
+  const settled: string[] = []
+  for (const [kind, rows] of [["capture", captures], ["refund", refunds]] as const) {
+    for (const row of rows) {
+      const amount = toServiceAmount((row.raw_amount ?? row.amount) as AmountInput, data.currency_code)
+      const next = await provider.settleUnloggedFollowOn(data, kind, row.id, amount)
+      if (!next) continue
+      data = next
+      const entry = next.transactions.find((t) => t.key === row.id)
+      const reference = followOnReference(data.session_id, row.id)
+      settled.push(
+        entry?.decision === "UNKNOWN"
+          ? `${kind} ${reference} of ${amount}: its instance stopped before Medusa recorded the answer; ${kind === "refund" ? "not sent again, look it up at the card service" : "no answer on asking again either, asked on the next sweep"}`
+          : `${kind} ${reference} of ${amount}: its instance stopped before Medusa recorded the answer; the service ${entry?.operation === "void" ? "voided the capture" : entry?.transaction_id ? `holds it as ${entry.transaction_id}` : "confirms it (242)"}`
+      )
+    }
+  }
+  if (!settled.length) return []
+  const capturedRows = await paymentModule.listCaptures({ payment_id: payment.id } as Record<string, unknown>, { select: ["id", "amount", "raw_amount"] })
+  const capturedTotal = (capturedRows as unknown as BookedRow[]).reduce(
+    (total, r) => total + toServiceAmount((r.raw_amount ?? r.amount) as AmountInput, data!.currency_code),
+    0
+  )
+  const paymentAmount = toServiceAmount((payment.raw_amount ?? payment.amount) as AmountInput, data.currency_code)
+  const fullyCaptured = !payment.captured_at && capturedTotal >= paymentAmount && data.transactions.some((t) => t.operation === "capture" && t.decision === "ACCEPT")
+  // updatePayment writes the row only (no provider call); its DTO type names fewer columns than the model has.
+  await paymentModule.updatePayment({
+    id: payment.id,
+    data,
+    ...(fullyCaptured ? { captured_at: now } : {}),
+  } as Parameters<IPaymentModuleService["updatePayment"]>[0])
+  const written = { ...payment, data: data as unknown as Record<string, unknown> }
+  if (captures.length) {
+    // The capture's note: followed from here when its id is known (a 242 names none).
+    const action = await notePayment(container, written, "capture", {
+      status: "follow_on_recovered",
+      final: !data.capture?.transaction_id,
+      attention: false,
+      transaction_id: data.capture?.transaction_id ?? followOnReference(data.session_id, captures[0].id),
+      message: settled.join("; "),
+      at: now.toISOString(),
+    })
+    if (action) actions.push(action)
+  } else {
+    actions.push({ payment_id: payment.id, status: "follow_on_recovered", message: settled.join("; ") })
+  }
+  const refundAction = await noteUnknownRefunds(container, written, data, now)
+  if (refundAction) actions.push(refundAction)
+  return actions
 }
 
 /** Refunds booked with no answer: never sent again; the store owner looks them up. */

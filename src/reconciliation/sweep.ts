@@ -17,6 +17,8 @@ import type CardServiceProviderService from "../providers/card-service/service"
 import {
   followPayment,
   listCapturesToFollow,
+  listUnloggedFollowOns,
+  settleUnloggedFollowOns,
   type PaymentAction,
 } from "./payment-followups"
 import { LOOKBACK_MS, sweepGoneSessions } from "./gone-sessions"
@@ -82,6 +84,9 @@ export async function sweepCardServicePayments(
       now,
       options.batchSize ?? DEFAULT_BATCH_SIZE
     )
+    const unlogged = await listUnloggedFollowOns(container, id, now)
+    // A payment settled just now is followed on the next sweep, from the row as written.
+    const followed = payments.filter((payment) => !unlogged.some((u) => u.payment.id === payment.id))
     const held = await listHeldSessions(container, provider, id, now, options.batchSize ?? DEFAULT_BATCH_SIZE)
     const work = [
       ...held.map((session) => ({
@@ -97,7 +102,11 @@ export async function sweepCardServicePayments(
           return await sweepSession(container, provider, session, now)
         },
       })),
-      ...payments.map((payment) => ({
+      ...unlogged.map((found) => ({
+        id: found.payment.id,
+        run: () => settleUnloggedFollowOns(container, found, now),
+      })),
+      ...followed.map((payment) => ({
         id: payment.id,
         run: () => followPayment(container, payment, now),
       })),

@@ -41,7 +41,7 @@ jest.setTimeout(240_000)
  * FORBIDDEN lists are the guard against shipping another test folder; the
  * margin is for growth.
  */
-const BUDGET = { packedBytes: 640_000, unpackedBytes: 2_300_000 }
+const BUDGET = { packedBytes: 660_000, unpackedBytes: 2_400_000 }
 
 /** Everything a shipped path may be, and nothing else. */
 const ALLOWED = [

@@ -8,7 +8,12 @@ import { notReleasedNote } from "../../src/payment-notes/not-released"
 import { ApprovalNotReleased } from "../../src/providers/card-service/approval-reversal"
 import { LOOKBACK_MS, sweepGoneSessions } from "../../src/reconciliation/gone-sessions"
 import { listHeldSessions, sweepHeldOrder } from "../../src/reconciliation/held-orders"
-import { followPayment, listCapturesToFollow } from "../../src/reconciliation/payment-followups"
+import {
+  followPayment,
+  listCapturesToFollow,
+  listUnloggedFollowOns,
+  settleUnloggedFollowOns,
+} from "../../src/reconciliation/payment-followups"
 import { sweepCardServicePayments } from "../../src/reconciliation/sweep"
 import { sessionsToSweep } from "../../src/reconciliation/sweep-candidates"
 import { recordingLogger, type RecordingLogger } from "../helpers/pg-container"
@@ -28,7 +33,12 @@ jest.mock("../../src/reconciliation/gone-sessions", () => ({
   LOOKBACK_MS: jest.requireActual("../../src/reconciliation/gone-sessions").LOOKBACK_MS,
   sweepGoneSessions: jest.fn(),
 }))
-jest.mock("../../src/reconciliation/payment-followups", () => ({ listCapturesToFollow: jest.fn(), followPayment: jest.fn() }))
+jest.mock("../../src/reconciliation/payment-followups", () => ({
+  listCapturesToFollow: jest.fn(),
+  followPayment: jest.fn(),
+  listUnloggedFollowOns: jest.fn(),
+  settleUnloggedFollowOns: jest.fn(),
+}))
 
 /**
  * One sweep pass (sweep.ts): which providers and batches it goes through,
@@ -98,6 +108,7 @@ beforeEach(() => {
   jest.mocked(sessionsToSweep).mockResolvedValue([])
   jest.mocked(listHeldSessions).mockResolvedValue([])
   jest.mocked(listCapturesToFollow).mockResolvedValue([])
+  jest.mocked(listUnloggedFollowOns).mockResolvedValue([])
   jest.mocked(sweepGoneSessions).mockResolvedValue([])
   jest.mocked(cartOfSession).mockResolvedValue({ cartId: "cart_1", orderId: null, email: null, locale: null })
 })
@@ -225,6 +236,19 @@ describe("the providers and batches a pass goes through", () => {
       "info card-service reconcile: pay_1 capture_pending: pending",
       "info card-service reconcile: payses_…s?gone released: gone done",
     ])
+  })
+
+  it("settles a capture or refund whose instance died before Medusa wrote its answer, and follows that payment from the next sweep", async () => {
+    const unlogged = { payment: { id: "pay_1" }, captures: [{ id: "capt_1" }], refunds: [] }
+    jest.mocked(listUnloggedFollowOns).mockResolvedValue([unlogged] as never)
+    jest.mocked(settleUnloggedFollowOns).mockResolvedValue([{ payment_id: "pay_1", status: "follow_on_recovered", message: "settled" }])
+    jest.mocked(listCapturesToFollow).mockResolvedValue([{ id: "pay_1" }, { id: "pay_2" }] as never)
+    jest.mocked(followPayment).mockResolvedValue([])
+    const result = await sweep()
+    expect(listUnloggedFollowOns).toHaveBeenCalledWith(container, CARD, NOW)
+    expect(settleUnloggedFollowOns).toHaveBeenCalledWith(container, unlogged, NOW)
+    expect(jest.mocked(followPayment).mock.calls.map((call) => (call[1] as { id: string }).id)).toEqual(["pay_2"])
+    expect(result).toEqual({ examined: 2, actions: [{ payment_id: "pay_1", status: "follow_on_recovered", message: "settled" }], serviceDown: false })
   })
 
   it("counts an order on hold that needed nothing, and says nothing of it", async () => {

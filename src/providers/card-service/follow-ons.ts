@@ -328,6 +328,92 @@ export class FollowOns {
   }
 
   /**
+   * A capture Medusa booked whose provider call never returned: the payment
+   * module commits its capture row, calls the provider, and only then writes
+   * what the provider answered, so an instance that died in between left the
+   * row (and Medusa refuses to capture again what the row counts) with a log
+   * that lacks it. Sent once more with the row's key and amount, the service
+   * captures now (the lost request never reached it) or refuses with 242
+   * because it did: either way the log then holds the capture. A log that
+   * holds another live capture already is left as it is (null).
+   */
+  async settleUnloggedCapture(
+    session: CardServiceSessionData,
+    key: string,
+    amount: number
+  ): Promise<CardServiceSessionData | null> {
+    if (liveCapture(session)) return null
+    return this.sendCapture_(session, key, amount, async () => null)
+  }
+
+  /**
+   * A refund Medusa booked whose provider call never returned (see
+   * settleUnloggedCapture). A whole refund of a capture the service had not
+   * transmitted is a void (voidWholeCaptureIfPending_): the capture's record
+   * says whether it happened, and what the refund would have done is done
+   * now (the void if it was not made, the approval released). Any other
+   * refund may have moved money and is never sent again (nothing at the
+   * service refuses a second one): it is booked as of unknown outcome, for
+   * the store owner to look up, as a refund with no answer is.
+   */
+  async settleUnloggedRefund(
+    session: CardServiceSessionData,
+    key: string,
+    amount: number
+  ): Promise<CardServiceSessionData> {
+    const capture = session.capture
+    const whole =
+      !!capture?.transaction_id &&
+      session.refunded_amount === 0 &&
+      amountsEqual(amount, capture.amount, session.currency_code)
+    if (whole) {
+      const record = await this.client_.retrieve(capture!.transaction_id as string)
+      if (record.step === "CAPTURE" && record.captureStatus === "VOIDED") {
+        const transactions = session.transactions.map((t) =>
+          t.transaction_id === capture!.transaction_id ? { ...t, voided: true } : t
+        )
+        return await this.reversal_.releaseAuthorization({
+          ...session,
+          refunded_amount: capture!.amount,
+          transactions: appendLogEntry(
+            { transactions },
+            {
+              transaction_id: null,
+              operation: "void",
+              decision: "ACCEPT",
+              reason_code: null,
+              amount: capture!.amount,
+              key,
+            }
+          ),
+        })
+      }
+      if (record.captureStatus === "PENDING") {
+        const voided = await this.voidWholeCaptureIfPending_(session, amount, key)
+        if (voided) return voided
+      }
+    }
+    return withRefunded(
+      {
+        ...session,
+        transactions: [
+          ...session.transactions,
+          logEntry({
+            transaction_id: null,
+            operation: "refund",
+            decision: "UNKNOWN",
+            reason_code: null,
+            amount,
+            key,
+          }),
+        ],
+      },
+      session,
+      amount
+    )
+  }
+
+  /**
    * The capture that a 242 refers to, when the stored data names one: 242
    * does not say which capture used the approval, and a void of the whole
    * capture needs its id. Kept only if the service's record shows it is a

@@ -389,6 +389,24 @@ export default class CardServiceProviderService extends AbstractPaymentProvider<
     return resolveLostCapture(this.followOns_, session)
   }
 
+  /**
+   * For the reconciliation sweep: a capture or refund Medusa booked (its row
+   * `key`) whose provider call never returned, so the payment's log lacks it
+   * (follow-ons.ts, settleUnloggedCapture and settleUnloggedRefund). Null:
+   * nothing to change.
+   */
+  async settleUnloggedFollowOn(
+    session: CardServiceSessionData,
+    kind: "capture" | "refund",
+    key: string,
+    amount: number
+  ): Promise<CardServiceSessionData | null> {
+    await this.refreshSettings()
+    return kind === "capture"
+      ? this.followOns_.settleUnloggedCapture(session, key, amount)
+      : this.followOns_.settleUnloggedRefund(session, key, amount)
+  }
+
   /** A fresh reference for one payment attempt of a session (merchant-reference.ts). */
   newReference(sessionId: string): string {
     return this.sealer_.newReference(sessionId)
