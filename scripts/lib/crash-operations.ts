@@ -151,7 +151,7 @@ export function serviceHolds(cluster: Cluster, approval: string) {
   }
 }
 
-/** What Medusa books for a payment: captured, refunded, the service's transactions its data holds, whether an outcome is booked UNKNOWN. */
+/** What Medusa books for a payment: captured, refunded, its log's accepted entries, whether an outcome is booked UNKNOWN. */
 async function medusaBooks(cluster: Cluster, paymentId: string) {
   const [row] = await cluster.query(
     `SELECT p.canceled_at, p.data->'transactions' AS transactions,
@@ -161,31 +161,53 @@ async function medusaBooks(cluster: Cluster, paymentId: string) {
        FROM payment p WHERE p.id = $1`,
     [paymentId]
   )
-  const entries = (row?.transactions ?? []) as Array<{ transaction_id?: string }>
+  const entries = ((row?.transactions ?? []) as Array<{ transaction_id?: string | null; operation: string; decision: string }>).filter(
+    (e) => e.decision === "ACCEPT"
+  )
   return {
     captured: Number(row?.captured ?? 0),
     refunded: Number(row?.refunded ?? 0),
     unknown: row?.unknown === true,
     canceled: row ? row.canceled_at !== null : false,
-    known: new Set(entries.map((e) => e.transaction_id).filter((id): id is string => !!id)),
+    entries,
   }
 }
 
-/** The service's accepted follow-ons of an approval: its captures and reversals, their refunds and voids, and so on. */
-function followOnsOf(cluster: Cluster, approval: string): string[] {
+/** The log's operation for a service record's step. */
+const OPERATION_OF: Record<string, string> = { CAPTURE: "capture", REFUND: "refund", VOID: "void", REVERSAL: "reversal" }
+
+/** The service's accepted follow-ons of an approval (its captures and reversals, their refunds and voids...), as their log operations and ids. */
+function followOnsOf(cluster: Cluster, approval: string): { id: string; operation: string }[] {
   const records = cluster.sandbox.transactions().filter((r) => r.reasonCode === "100")
-  const chain = new Set([approval])
+  const chain = new Map<string, string>()
   for (let grew = true; grew; ) {
     grew = false
     for (const r of records) {
-      if (!chain.has(r.transactionId) && chain.has(r.originalTransactionId)) {
-        chain.add(r.transactionId)
+      if (!chain.has(r.transactionId) && (r.originalTransactionId === approval || chain.has(r.originalTransactionId))) {
+        chain.set(r.transactionId, OPERATION_OF[r.step] ?? r.step.toLowerCase())
         grew = true
       }
     }
   }
-  chain.delete(approval)
-  return [...chain]
+  return [...chain].map(([id, operation]) => ({ id, operation }))
+}
+
+/**
+ * Whether the payment's log holds each of the service's follow-ons: by id,
+ * or as an accepted entry of that operation whose id the service never
+ * named (a 242 confirms a capture without its id; the interface cannot
+ * find it by reference).
+ */
+function logHoldsAll(entries: { transaction_id?: string | null; operation: string }[], followOns: { id: string; operation: string }[]) {
+  const ids = new Set(entries.map((e) => e.transaction_id).filter(Boolean))
+  const unnamed = entries.filter((e) => !e.transaction_id).map((e) => e.operation)
+  for (const followOn of followOns) {
+    if (ids.has(followOn.id)) continue
+    const at = unnamed.indexOf(followOn.operation)
+    if (at < 0) return false
+    unnamed.splice(at, 1)
+  }
+  return true
 }
 
 /**
@@ -198,7 +220,7 @@ async function moneyAgrees(ctx: OperationContext, subject: Subject): Promise<str
   const holds = serviceHolds(ctx.cluster, subject.transactionId!)
   const refunded = Math.round((holds.refunded + holds.voided) * 100) / 100
   if (books.unknown || books.captured !== holds.captured + holds.voided || books.refunded !== refunded) return null
-  if (followOnsOf(ctx.cluster, subject.transactionId!).some((id) => !books.known.has(id))) return null
+  if (!logHoldsAll(books.entries, followOnsOf(ctx.cluster, subject.transactionId!))) return null
   return `captured ${books.captured}, refunded ${books.refunded}`
 }
 
@@ -224,6 +246,12 @@ async function concludeReview(ctx: OperationContext, subject: Subject) {
 }
 
 const checkoutDone = async (ctx: OperationContext, subject: Subject) => {
+  if (!subject.transactionId) {
+    // The shopper never got to pay (the store failed before the form was posted): nothing to settle.
+    const session = subject.sessionId.split("_")[1]
+    const paid = ctx.cluster.sandbox.transactions().some((r) => r.step === "AUTHORIZATION" && r.merchantReferenceCode.startsWith(session))
+    return paid ? null : "nothing paid: the store failed before the form was posted"
+  }
   const order = await orderOf(ctx.cluster, subject.cartId)
   if (order?.paymentId && order.transactionId === subject.transactionId) {
     subject.orderId = order.orderId
@@ -237,7 +265,7 @@ const checkoutDone = async (ctx: OperationContext, subject: Subject) => {
 
 /** The browser comes back at the drawn time; else the storefront polls the session (as the payment step does). */
 async function shopperReturns(ctx: OperationContext, subject: Subject, timing: Timing) {
-  if (timing.returnAfterMs === null) return
+  if (timing.returnAfterMs === null || !subject.returnLocation) return
   await sleep(timing.returnAfterMs)
   subject.answers.push(`return ${await comeBack(subject.returnLocation!)}`)
 }
