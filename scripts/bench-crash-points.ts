@@ -15,16 +15,19 @@
  * operation ended and the soak's invariants hold), in Needs attention with
  * an instruction, or as a breach.
  *
- *   npm run bench:crash-points -- [--runs N] [--operations a,b] [--kinds service,db,answer] [--cuts kill,db-drop]
+ *   npm run bench:crash-points -- [--runs N] [--lanes N] [--operations a,b] [--kinds service,db,answer] [--cuts kill,db-drop]
  *                                 [--points TEXT] [--seed N] [--deadline S] [--discover-only]
  *
- * --runs: runs of each point (default 20). --operations, --kinds, --cuts:
+ * --runs: runs of each point (default 20). --lanes: clusters side by side,
+ * each running every N-th point (default 1). --operations, --kinds, --cuts:
  * only these. --points: only points whose id contains TEXT. --seed: the
  * timings' seed (default from the clock; printed). --deadline: seconds a run
- * may take to settle after its crash (default 150). --discover-only: print
+ * may take to settle after its crash (default 180). --discover-only: print
  * the points and stop. docs/benchmarks.md, "Crash points", has a full table.
  */
+import { spawn } from "node:child_process"
 import fs from "node:fs"
+import os from "node:os"
 import path from "node:path"
 import { parseArgs } from "node:util"
 import { positiveNumber, positiveWhole } from "./lib/cli-numbers"
@@ -57,6 +60,11 @@ type Options = {
   seed: number
   deadlineMs: number
   discoverOnly: boolean
+  /** Clusters side by side, each running every `lanes`-th point (the runs mostly wait on timers: leases, Medusa's cart lock). */
+  lanes: number
+  /** Set in a lane's own process: which lane it is (0-based), and where it writes its runs. */
+  lane: number | null
+  out: string | null
 }
 
 function listOf<T extends string>(name: string, text: string | undefined, known: readonly T[]): T[] {
@@ -80,6 +88,9 @@ function parseOptions(argv: string[]): Options {
       seed: { type: "string" },
       deadline: { type: "string" },
       "discover-only": { type: "boolean" },
+      lanes: { type: "string" },
+      lane: { type: "string" },
+      out: { type: "string" },
     },
   })
   return {
@@ -89,8 +100,11 @@ function parseOptions(argv: string[]): Options {
     cuts: listOf("cuts", values.cuts, CUTS),
     points: values.points ?? null,
     seed: values.seed ? positiveWhole("seed", values.seed) : Date.now() % 1_000_000,
-    deadlineMs: values.deadline ? positiveNumber("deadline", values.deadline) * 1000 : 150_000,
+    deadlineMs: values.deadline ? positiveNumber("deadline", values.deadline) * 1000 : 180_000,
     discoverOnly: !!values["discover-only"],
+    lanes: values.lanes ? positiveWhole("lanes", values.lanes) : 1,
+    lane: values.lane === undefined ? null : Number(values.lane),
+    out: values.out ?? null,
   }
 }
 
@@ -126,7 +140,8 @@ type RunResult = {
 
 async function main() {
   const options = parseOptions(process.argv.slice(2))
-  const random = seededRandom(options.seed)
+  if (options.lanes > 1 && options.lane === null) return await runLanes(options, process.argv.slice(2))
+  const random = seededRandom(options.seed + (options.lane ?? 0))
   const booted = Date.now()
   const cluster = await startCluster({
     log,
@@ -157,12 +172,17 @@ async function main() {
     const points: Point[] = []
     for (const name of options.operations) {
       const discovery = await discover(ctx, traps, name, attempts)
-      const found = pointsOf(discovery, options.cuts, options.kinds).filter((p) => !options.points || p.id.includes(options.points))
+      const found = pointsOf(discovery, options.cuts, options.kinds)
+        .filter((p) => !options.points || p.id.includes(options.points))
+        .filter((_, i) => options.lane === null || (i + options.operations.indexOf(name)) % options.lanes === options.lane)
       log(`${name}: ${found.length} points (${discovery.serviceRequests.length} service requests, ${new Set(discovery.writes.map((w) => w.xid)).size} transactions, ${discovery.answers.length} answers)`)
       points.push(...found)
     }
-    for (const point of points) process.stdout.write(`point ${point.id}: ${point.where}\n`)
-    if (options.discoverOnly) return
+    if (!options.out) for (const point of points) process.stdout.write(`point ${point.id}: ${point.where}\n`)
+    if (options.discoverOnly) {
+      if (options.out) fs.writeFileSync(options.out, JSON.stringify({ points, results: [] }))
+      return
+    }
     const started = Date.now()
     for (let run = 1; run <= options.runs && !stopping; run++) {
       for (const point of points) {
@@ -187,13 +207,55 @@ async function main() {
         )
       }
     }
-    report(options, points, results, started)
+    if (options.out) fs.writeFileSync(options.out, JSON.stringify({ points, results }))
+    else report(options, points, results, started)
   } finally {
     await Promise.all(restarts)
     await traps.close()
     await cluster.stop()
   }
   if (results.some((r) => r.outcome === "breach")) process.exitCode = 1
+}
+
+/**
+ * `--lanes N`: N clusters at once, each in a process of its own running
+ * every N-th point of each operation, their runs merged into one table. A
+ * run spends most of its time waiting (a killed instance's lease, Medusa's
+ * two-minute cart lock, the sweep's period), not computing.
+ */
+async function runLanes(options: Options, argv: string[]) {
+  const started = Date.now()
+  const dir = fs.mkdtempSync(path.join(os.tmpdir(), "crash-lanes-"))
+  const lanes = Array.from({ length: options.lanes }, (_, lane) => {
+    const out = path.join(dir, `lane-${lane}.json`)
+    const child = spawn(
+      process.execPath,
+      [require.resolve("ts-node/dist/bin"), "--swc", __filename, ...argv, "--lane", String(lane), "--out", out, "--seed", String(options.seed)],
+      { stdio: ["ignore", "ignore", "pipe"], env: process.env }
+    )
+    child.stderr.on("data", (chunk: Buffer) => {
+      for (const line of chunk.toString().split("\n").filter(Boolean)) process.stderr.write(`[lane ${lane}] ${line}\n`)
+    })
+    return { out, exited: new Promise<number | null>((resolve) => child.once("exit", (code) => resolve(code))) }
+  })
+  process.once("SIGINT", () => log("Ctrl-C: each lane stops after its run"))
+  const codes = await Promise.all(lanes.map((l) => l.exited))
+  const points: Point[] = []
+  const results: RunResult[] = []
+  for (const lane of lanes) {
+    if (!fs.existsSync(lane.out)) continue
+    const written = JSON.parse(fs.readFileSync(lane.out, "utf8")) as { points: Point[]; results: RunResult[] }
+    for (const point of written.points) if (!points.some((p) => p.id === point.id)) points.push(point)
+    results.push(...written.results)
+  }
+  if (options.discoverOnly) {
+    for (const point of points) process.stdout.write(`point ${point.id}: ${point.where}\n`)
+  } else {
+    report(options, points, results, started)
+  }
+  const failed = codes.filter((code) => code !== 0).length
+  if (failed) log(`${failed} lane(s) ended with an error: their points are missing from the table`)
+  if (failed || results.some((r) => r.outcome === "breach")) process.exitCode = 1
 }
 
 /** One run's timing, from the seed: the browser's return, the owner's second press, the pause before a killed instance restarts. */
