@@ -404,7 +404,17 @@ function armPoint(ctx: OperationContext, traps: DbTraps, point: Point): { sprung
   }
 }
 
-/** Lock keys in Redis now, their ids left out: what the stopped instance held. */
+/** The plugin's and Medusa's locks, by the key's shape, as the table names them. */
+const LOCK_NAMES: [RegExp, string][] = [
+  [/card-service:settle:/, "settle lock"],
+  [/card-service:delivery:/, "delivery claim"],
+  [/card-service:notes:/, "notes lock"],
+  [/card-service:payment:/, "payment lock"],
+  [/card-service:reconcile/, "sweep lock"],
+  [/medusa_lock:cart_/, "cart lock"],
+]
+
+/** The locks in Redis now, named (others by their key, ids left out): what the stopped instance held. */
 async function heldLocks(cluster: Cluster): Promise<string[]> {
   const { Redis } = await import("ioredis")
   const redis = new Redis(cluster.redis.url, { lazyConnect: true, maxRetriesPerRequest: 1 })
@@ -417,7 +427,10 @@ async function heldLocks(cluster: Cluster): Promise<string[]> {
       cursor = next
       keys.push(...batch)
     } while (cursor !== "0")
-    return [...new Set(keys.map((k) => k.replace(/[a-z]+_[0-9A-Z]{26}/g, ":id").replace(/:[0-9a-f-]{8,}/g, ":*")))].sort()
+    const named = keys.map(
+      (key) => LOCK_NAMES.find(([shape]) => shape.test(key))?.[1] ?? key.replace(/[a-z]+_[0-9A-Z]{26}/g, ":id").replace(/[0-9a-f-]{16,}/g, "*")
+    )
+    return [...new Set(named)].sort()
   } catch {
     return []
   } finally {
@@ -561,15 +574,16 @@ function report(options: Options, points: Point[], results: RunResult[], started
   const lines = [
     "",
     `crash points: ${points.length} points, ${results.length} runs in ${((Date.now() - startedAt) / 60_000).toFixed(1)} min, seed ${options.seed}`,
-    "| point | runs | settled by itself | needs attention | breaches | not reached | settle p50 | settle p95 |",
-    "| --- | ---: | ---: | ---: | ---: | ---: | ---: | ---: |",
+    "| point | locks held | runs | settled by itself | needs attention | breaches | not reached | settle p50 | settle p95 |",
+    "| --- | --- | ---: | ---: | ---: | ---: | ---: | ---: | ---: |",
   ]
   for (const point of points) {
     const mine = results.filter((r) => r.point === point.id)
     const count = (o: Outcome) => mine.filter((r) => r.outcome === o).length
     const times = mine.filter((r) => r.outcome === "settled").map((r) => r.settleMs!)
+    const locks = [...new Set(mine.flatMap((r) => r.locks))].sort().join(", ") || "none"
     lines.push(
-      `| ${point.id} | ${mine.length} | ${count("settled")} | ${count("attention")} | ${count("breach")} | ${count("not reached")} | ` +
+      `| ${point.id} | ${locks} | ${mine.length} | ${count("settled")} | ${count("attention")} | ${count("breach")} | ${count("not reached")} | ` +
         `${f(percentile(times, 0.5))} | ${f(percentile(times, 0.95))} |`
     )
   }

@@ -100,11 +100,12 @@ export function pointsOf(discovery: Discovery, cuts: readonly Cut[] = CUTS, kind
     for (const [xid, last] of lastOf) {
       transaction++
       const tables = tablesOf.get(xid)!
+      const what = discovery.writes.filter((w) => w.xid === xid).map(writeMeaning).filter(Boolean)
       points.push({
         operation,
         kind: "db",
         where:
-          `transaction ${transaction} (${tables.join(", ")}) about to write ${last.op} ${last.table} ${ordinal(nthOf.get(last.n)!)} and commit`,
+          `transaction ${transaction} (${tables.join(", ")}${what.length ? `: ${[...new Set(what)].join(", ")}` : ""}) about to write ${last.op} ${last.table} ${ordinal(nthOf.get(last.n)!)} and commit`,
         write: { table: last.table, op: last.op, match: null, nth: nthOf.get(last.n)!, tables },
       })
     }
@@ -137,6 +138,22 @@ export function pointsOf(discovery: Discovery, cuts: readonly Cut[] = CUTS, kind
     }
   }
   return out
+}
+
+/** What a write of a payment session or payment means, read from the row as written; "" for any other. */
+export function writeMeaning(write: Pick<RecordedWrite, "table" | "op" | "row">): string {
+  if (write.table === "payment_session" && write.op === "UPDATE") {
+    if (write.row.includes('"hints"')) return "a callback's hint noted"
+    if (write.row.includes('"attempts"') && !write.row.includes('"transaction_id": "')) return "the attempt's reference noted"
+    if (write.row.includes('"status": "authorized"') || write.row.includes('"status": "captured"')) return "the session authorized"
+    if (write.row.includes('"transaction_id": "')) return "the transaction attached"
+  }
+  if (write.table === "payment" && write.op === "UPDATE" && write.row.includes('"canceled_at": "')) return "the payment canceled"
+  if (write.table === "payment" && write.op === "UPDATE") return "the provider's answer written"
+  if (write.table === "order" && write.op === "INSERT") return "the order made"
+  if (write.table === "capture" && write.op === "INSERT") return "Medusa's capture row"
+  if (write.table === "refund" && write.op === "INSERT") return "Medusa's refund row"
+  return ""
 }
 
 /** A short label of a point (without its cut). */

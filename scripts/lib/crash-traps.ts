@@ -27,7 +27,17 @@ const TRAP_LOCK = 4242_0042
 const UNTRAPPED = /^(crash_trap.*|mikro_orm_migrations|script_migrations|link_module_migrations|card_service_event)$/
 
 /** A write the recording saw, in order. */
-export type RecordedWrite = { n: number; xid: string; table: string; op: string; rowId: string | null; port: number | null; at: number }
+export type RecordedWrite = {
+  n: number
+  xid: string
+  table: string
+  op: string
+  rowId: string | null
+  port: number | null
+  at: number
+  /** The row as written (its first 4,000 characters of JSON). */
+  row: string
+}
 
 /** One write to stop at: the `nth` write of `op` on `table` whose row holds `match` (null: any row). */
 export type WriteTrap = { table: string; op: string; match: string | null; nth: number }
@@ -97,24 +107,22 @@ export class DbTraps {
   }
 
   /** The writes logged after `since` (record's answer), oldest first; the log stops. */
-  async recorded(since: number): Promise<{ writes: RecordedWrite[]; rows: Map<number, string> }> {
+  async recorded(since: number): Promise<{ writes: RecordedWrite[] }> {
     await this.off()
     const { rows } = await this.db.query(
       `SELECT n::int, xid, tbl, op, row_text, port, extract(epoch from at) * 1000 AS at FROM crash_trap_log WHERE n > $1 ORDER BY n`,
       [since]
     )
-    const texts = new Map<number, string>()
     const writes = rows.map((r: any) => {
-      texts.set(r.n, r.row_text ?? "")
       let rowId: string | null = null
       try {
         rowId = JSON.parse(r.row_text ?? "null")?.id ?? null
       } catch {
         rowId = null
       }
-      return { n: r.n, xid: r.xid, table: r.tbl, op: r.op, rowId, port: r.port, at: Number(r.at) }
+      return { n: r.n, xid: r.xid, table: r.tbl, op: r.op, rowId, port: r.port, at: Number(r.at), row: r.row_text ?? "" }
     })
-    return { writes, rows: texts }
+    return { writes }
   }
 
   /** Arms one trap: the write it names waits, with its transaction open, until `release`. */

@@ -1,0 +1,81 @@
+import { pointsOf, requestPattern, serviceEndpoint, writeMeaning, type Discovery } from "../../../scripts/lib/crash-points"
+import type { RecordedWrite } from "../../../scripts/lib/crash-traps"
+
+const write = (n: number, xid: string, table: string, op: string, row = "{}"): RecordedWrite => ({
+  n,
+  xid,
+  table,
+  op,
+  row,
+  rowId: null,
+  port: null,
+  at: n,
+})
+
+/** A callback's settlement as a discovery run notes it: service requests, transactions, proxied answers. */
+const discovery: Discovery = {
+  operation: "authorize-by-callback",
+  serviceRequests: [
+    { method: "GET", path: "/authorize" },
+    { method: "POST", path: "/order/start" },
+    { method: "GET", path: "/payment/retrieve/sandbox-merchant/111" },
+    { method: "GET", path: "/payment/retrieve/sandbox-merchant/111" },
+    { method: "POST", path: "/capture" },
+  ],
+  writes: [
+    write(1, "10", "payment_session", "UPDATE", '{"metadata": {"card_service": {"hints": []}}}'),
+    write(2, "11", "order", "INSERT"),
+    write(3, "11", "order_item", "INSERT"),
+    write(4, "12", "payment_session", "UPDATE", '{"status": "authorized", "data": {"transaction_id": "111"}}'),
+  ],
+  answers: [
+    { method: "POST", url: "/card-service/callback/payses_01M8G0N1GPBB2FGYCAWJDZGA25/", status: 200 },
+    { method: "GET", url: "/store/card-service/sessions/payses_01M8G0N1GPBB2FGYCAWJDZGA25/form", status: 200 },
+    { method: "POST", url: "/card-service/callback/payses_01M8G0N1GPBB2FGYCAWJDZGA25/", status: 200 },
+  ],
+}
+
+describe("crash points from a discovery run (bench:crash-points)", () => {
+  it("makes a point of each service request of a money operation, counted per endpoint", () => {
+    const points = pointsOf(discovery, ["kill"], ["service"])
+    expect(points.map((p) => p.id)).toEqual([
+      "authorize-by-callback service:/payment/retrieve#1 kill",
+      "authorize-by-callback service:/payment/retrieve#2 kill",
+      "authorize-by-callback service:/capture#1 kill",
+    ])
+    expect(points[1].service).toEqual({ path: "/payment/retrieve", method: "GET", nth: 2 })
+  })
+
+  it("makes a point of each transaction's last write, counted per table and operation, saying what it writes", () => {
+    const points = pointsOf(discovery, ["kill"], ["db"])
+    expect(points.map((p) => p.write)).toEqual([
+      { table: "payment_session", op: "UPDATE", match: null, nth: 1, tables: ["payment_session"] },
+      { table: "order_item", op: "INSERT", match: null, nth: 1, tables: ["order", "order_item"] },
+      { table: "payment_session", op: "UPDATE", match: null, nth: 2, tables: ["payment_session"] },
+    ])
+    expect(points[0].where).toContain("a callback's hint noted")
+    expect(points[1].where).toContain("the order made")
+    expect(points[2].where).toContain("the session authorized")
+  })
+
+  it("makes a point of each answer to the service's callback, the browser's return or the owner, and only kills there", () => {
+    const points = pointsOf(discovery, ["kill", "db-drop"], ["answer"])
+    expect(points.map((p) => p.id)).toEqual([
+      "authorize-by-callback answer:POST /card-service/callback/:id/#1 kill",
+      "authorize-by-callback answer:POST /card-service/callback/:id/#2 kill",
+    ])
+  })
+
+  it("cuts each point both ways unless told otherwise", () => {
+    expect(pointsOf(discovery).map((p) => p.cut)).toEqual(expect.arrayContaining(["kill", "db-drop"]))
+    expect(pointsOf(discovery)).toHaveLength(3 * 2 + 3 * 2 + 2)
+  })
+
+  it("names endpoints and request shapes without their ids", () => {
+    expect(serviceEndpoint("/payment/retrieve/m/123")).toBe("/payment/retrieve")
+    expect(serviceEndpoint("/order/start")).toBeNull()
+    expect(requestPattern("/admin/payments/pay_01M8G0N1GPBB2FGYCAWJDZGA25/capture?x=1")).toBe("/admin/payments/:id/capture")
+    expect(writeMeaning(write(1, "1", "capture", "INSERT"))).toBe("Medusa's capture row")
+    expect(writeMeaning(write(1, "1", "cart", "UPDATE"))).toBe("")
+  })
+})
