@@ -228,6 +228,20 @@ medusaIntegrationTestRunner({
       expect(ofSession((await sweep(later)).actions)).toEqual([])
     })
 
+    it("links the order to its payment collection when its completion died before linking it, so the order is paid", async () => {
+      const { orderId, session, payment } = await checkoutToOrder(api, getContainer())
+      await forgetOrderPayment(getContainer(), { orderId, sessionId: session.id, payment }, { unlinked: true })
+
+      const { actions } = await sweep(new Date(Date.now() + 3 * 60_000))
+
+      expect(actions).toContainEqual(expect.objectContaining({ session_id: session.id, status: "order_created" }))
+      // Medusa counts the payment as the order's: the order is paid, as the shopper's money is taken.
+      const recorded = await paymentOfOrder(getContainer(), orderId)
+      expect(recorded.data.transaction_id).toBe(payment.data.transaction_id)
+      const { order } = (await api.get(`/admin/orders/${orderId}?fields=id,payment_status`, { headers: await adminHeaders(getContainer()) })).data
+      expect(order.payment_status).toBe(payment.captured_at ? "captured" : "authorized")
+    })
+
     it("stops at the first outage, makes nothing, and reports the service down", async () => {
       const { cart, session } = await payWhileRetrieveIsDown()
       sandbox().injectFault({

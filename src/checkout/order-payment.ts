@@ -167,6 +167,7 @@ async function finishUnderCartLock(
   const withPayment = { relations: ["payment", "payment.captures"] }
   // Read again under the lock: the completion may have finished meanwhile.
   const current = await paymentModule.retrievePaymentSession(sessionId, withPayment)
+  await linkOrderToCollection(container, orderId, current.payment_collection_id)
   if (current.authorized_at) {
     await recordCaptures(container, current, orderId)
     return "nothing_to_do"
@@ -183,6 +184,29 @@ async function finishUnderCartLock(
   }
   await recordCaptures(container, authorized, orderId)
   return "finished"
+}
+
+/**
+ * The link between the order and the cart's payment collection, made when
+ * it is missing. Medusa's completion links the order to the cart and to the
+ * payment collection in steps of their own, after it creates the order and
+ * before it authorizes: a completion that died in between (bench:crash-points,
+ * issue 42) left an order whose payment, once authorized here, Medusa did not
+ * count as the order's. The order looked unpaid while the service held (and,
+ * capturing automatically, took) the shopper's money.
+ */
+async function linkOrderToCollection(container: MedusaContainer, orderId: string, paymentCollectionId: string): Promise<void> {
+  const query = container.resolve(ContainerRegistrationKeys.QUERY)
+  const { data: links } = await query.graph({
+    entity: "order_payment_collection",
+    fields: ["order_id"],
+    filters: { payment_collection_id: paymentCollectionId },
+  })
+  if (links.some((link: { order_id?: string }) => link.order_id === orderId)) return
+  await container.resolve(ContainerRegistrationKeys.LINK).create({
+    [Modules.ORDER]: { order_id: orderId },
+    [Modules.PAYMENT]: { payment_collection_id: paymentCollectionId },
+  })
 }
 
 /** The order transactions completeCartWorkflow records for a payment's captures, those it lacks. */

@@ -451,6 +451,18 @@ export class FakeCarts {
     this.orders = new OrderLinks(orders_)
   }
 
+  /** A cart's payment collection → its order, for completions the fake made (Medusa links both). */
+  readonly linkedCollections = new Map<string, string>()
+
+  /** Medusa's link module, as order-payment.ts uses it: order ↔ payment collection links. */
+  readonly link = {
+    create: async (definition: Record<string, Record<string, string>>) => {
+      const orderId = definition[Modules.ORDER]?.order_id
+      const collectionId = definition[Modules.PAYMENT]?.payment_collection_id
+      if (orderId && collectionId) this.linkedCollections.set(collectionId, orderId)
+    },
+  }
+
   readonly query = {
     graph: async (input: { entity: string; fields: string[]; filters: Record<string, string> }) => {
       const { data } = await this.rows(input)
@@ -483,7 +495,7 @@ export class FakeCarts {
         }
         // An order's own payment collection (an order edit's outstanding amount): no cart.
         case "order_payment_collection": {
-          const orderId = this.orderCollections.get(filters.payment_collection_id)
+          const orderId = this.orderCollections.get(filters.payment_collection_id) ?? this.linkedCollections.get(filters.payment_collection_id)
           return { data: orderId ? [{ order_id: orderId }] : [] }
         }
         case "payment_collection": {
@@ -576,6 +588,7 @@ export function fakeMedusa(): FakeMedusa {
     locking,
     [Modules.CACHE]: cache,
     query: cartStore.query,
+    link: cartStore.link,
     logger,
     fakeCarts: cartStore,
     // Orders here are never deleted: order-payment.ts always finds the order.
