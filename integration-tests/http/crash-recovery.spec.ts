@@ -112,6 +112,11 @@ medusaIntegrationTestRunner({
         .transactions()
         .filter((r) => r.step === "REVERSAL" && r.status === "successful" && r.originalTransactionId === payment.data.transaction_id)
       expect(reversals).toHaveLength(1)
+      // The capture's note says the void was Medusa's, on this and every later sweep: nothing for the owner to do.
+      await sweepLater()
+      const entries = (await owner.get(`/admin/card-service/reconciliation?payment_id=${payment.id}`)).data.entries
+      expect(entries.filter((e: any) => e.needs_action)).toEqual([])
+      expect(entries).toEqual(expect.arrayContaining([expect.objectContaining({ status: "capture_voided" })]))
     })
 
     it("books a part refund the service made as of unknown outcome, never sends it again, and asks the owner", async () => {

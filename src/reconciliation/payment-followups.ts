@@ -227,11 +227,25 @@ async function followCapture(
     (t) => t.operation === "capture" && t.voided
   )
   const status = record.captureStatus ?? "PENDING"
+  if (status === "VOIDED" && !voidedByMedusa && (await refundNotLogged(container, payment.id, data))) {
+    // A refund of Medusa's that the log does not hold yet: under way, or its
+    // instance died in it (settleUnloggedFollowOns books its void). Not a
+    // change made outside Medusa: nothing is said until it is settled.
+    return null
+  }
   return await notePayment(container, payment, "capture", {
     ...base,
     capture_status: status,
     ...CAPTURE_VERDICTS[status](captureId, voidedByMedusa),
   })
+}
+
+/** Whether Medusa books a refund of the payment that its log does not hold (by the refund row's key). */
+async function refundNotLogged(container: MedusaContainer, paymentId: string, data: CardServiceSessionData): Promise<boolean> {
+  const paymentModule = container.resolve<IPaymentModuleService>(Modules.PAYMENT)
+  const refunds = await paymentModule.listRefunds({ payment_id: paymentId } as Record<string, unknown>, { select: ["id"] })
+  const keys = new Set(data.transactions.map((t) => t.key))
+  return refunds.some((refund) => !keys.has(refund.id))
 }
 
 /**
@@ -413,6 +427,20 @@ export async function settleUnloggedFollowOns(
     ...(fullyCaptured ? { captured_at: now } : {}),
   } as Parameters<IPaymentModuleService["updatePayment"]>[0])
   const written = { ...payment, data: data as unknown as Record<string, unknown> }
+  const voided = data.transactions.find((t) => t.operation === "void" && refunds.some((r) => r.id === t.key))
+  if (voided && data.capture?.transaction_id) {
+    // What the capture's note says now (a void that Medusa asked for, not one made outside it).
+    const action = await notePayment(container, written, "capture", {
+      status: "capture_voided",
+      capture_status: "VOIDED",
+      final: true,
+      attention: false,
+      transaction_id: data.capture.transaction_id,
+      message: `capture ${data.capture.transaction_id} is voided, as Medusa asked (its instance stopped before Medusa recorded the void)`,
+      at: now.toISOString(),
+    })
+    if (action) actions.push(action)
+  }
   if (captures.length) {
     // The capture's note: followed from here when its id is known (a 242 names none).
     const action = await notePayment(container, written, "capture", {

@@ -62,6 +62,7 @@ const row = (data: unknown, metadata: Record<string, unknown> | null = null): Ro
 const noted = (notes: Record<string, unknown>, other: Record<string, unknown> = {}) => ({ ...other, card_service: notes })
 
 let listPayments: jest.Mock
+let listRefunds: jest.Mock
 let updatePayment: jest.Mock
 let retrieve: jest.Mock
 let resolveLostCapture: jest.Mock
@@ -70,11 +71,12 @@ let container: never
 
 beforeEach(() => {
   listPayments = jest.fn(async () => [])
+  listRefunds = jest.fn(async () => [])
   updatePayment = jest.fn(async () => ({}))
   retrieve = jest.fn()
   resolveLostCapture = jest.fn()
   refreshSettings = jest.fn(async () => {})
-  const registry: Record<string, unknown> = { [Modules.PAYMENT]: { listPayments, updatePayment } }
+  const registry: Record<string, unknown> = { [Modules.PAYMENT]: { listPayments, listRefunds, updatePayment } }
   container = { resolve: (key: string) => registry[key] } as never
   jest.mocked(cardServiceProvider).mockReset()
   jest.mocked(cardServiceProvider).mockReturnValue({ refreshSettings, client: { retrieve }, resolveLostCapture } as never)
@@ -157,6 +159,14 @@ describe("a capture's record at the service (followPayment)", () => {
     const note: PaymentNote = { transaction_id: "tx_capture", at: AT, capture_status: captureStatus as never, ...(verdict as Pick<PaymentNote, "status" | "final" | "attention" | "message">) }
     expect(actions).toEqual([{ payment_id: "pay_1", status: verdict.status, message: verdict.message }])
     expect(written()).toEqual([{ id: "pay_1", metadata: { other: "kept", card_service: { capture: note } } }])
+  })
+
+  it("says nothing of a voided capture while Medusa books a refund its log does not hold yet (under way, or its instance died in it)", async () => {
+    retrieve.mockResolvedValue(record({ captureStatus: "VOIDED" }))
+    listRefunds.mockResolvedValue([{ id: "ref_unlogged" }])
+    expect(await follow(row(sessionData()))).toEqual([])
+    expect(listRefunds).toHaveBeenCalledWith({ payment_id: "pay_1" }, { select: ["id"] })
+    expect(written()).toEqual([])
   })
 
   it("notes a capture Medusa voided as voided, as asked", async () => {
