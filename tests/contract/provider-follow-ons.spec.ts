@@ -879,3 +879,49 @@ describe("getWebhookActionAndData", () => {
     expect(result).toEqual({ action: "not_supported" })
   })
 })
+
+describe("the payment's record, written before Medusa writes it (issue 42)", () => {
+  /**
+   * Medusa's rows and payment, as the payment module's own services read
+   * and write them: a capture or refund row names its payment, and the
+   * payment's data is what was written last.
+   */
+  function medusaStore() {
+    const rows = new Map<string, { kind: "capture" | "refund"; amount: string; paymentId: string }>()
+    const written: Array<{ id: string; data: Data }> = []
+    const rowService = (kind: "capture" | "refund") => ({
+      retrieve: async (id: string) => {
+        const row = rows.get(id)
+        if (!row || row.kind !== kind) throw new Error(`${kind} ${id} was not found`)
+        return { id, raw_amount: { value: row.amount, precision: 20 }, payment: { id: row.paymentId } }
+      },
+      list: async ({ payment_id }: { payment_id: string }) =>
+        [...rows].filter(([, row]) => row.kind === kind && row.paymentId === payment_id).map(([id]) => ({ id })),
+    })
+    const medusa = env.provider(
+      {},
+      {
+        captureService: rowService("capture"),
+        refundService: rowService("refund"),
+        paymentService: { update: async (update: { id: string; data: Data }) => written.push(update) },
+      }
+    )
+    return { rows, written, medusa }
+  }
+
+  it("writes a capture's and a refund's answer onto the payment as soon as the service has acted", async () => {
+    const { rows, written, medusa } = medusaStore()
+    const { data } = await authorizedPayment()
+    rows.set("capt_rec", { kind: "capture", amount: "30", paymentId: "pay_rec" })
+    const captured = (await medusa.capturePayment({ data, context: { idempotency_key: "capt_rec" } } as any)).data as unknown as Data
+    rows.set("ref_rec", { kind: "refund", amount: "10", paymentId: "pay_rec" })
+    const refunded = (await medusa.refundPayment({ data: captured, amount: 10, context: { idempotency_key: "ref_rec" } } as any))
+      .data as unknown as Data
+
+    expect(written).toEqual([
+      { id: "pay_rec", data: captured },
+      { id: "pay_rec", data: refunded },
+    ])
+    expect(written[1].data.transactions.at(-1)).toMatchObject({ operation: "refund", key: "ref_rec", decision: "ACCEPT" })
+  })
+})

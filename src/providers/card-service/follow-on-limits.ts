@@ -75,6 +75,46 @@ export function secondCaptureText(
   return `cannot capture ${formatAmount(asked, session)}: the card service allows one capture per approval, and this payment's approval of ${formatAmount(session.amount, session)} was already captured for ${formatAmount(taken, session)}. The other ${formatAmount(rest, session)} cannot be captured; the card issuer gives it back to the shopper when the approval expires. Medusa books nothing for this request. To collect more from the shopper, take a new payment for the outstanding amount (the payment link in the order's card-service panel).`
 }
 
+/**
+ * A capture or refund the payment's log holds under the key of a row Medusa
+ * no longer has: the service acted, and Medusa deleted its row when it
+ * could not write the answer (payment-record.ts). `booked`: the keys of
+ * Medusa's rows of that kind; null when they could not be read (then none
+ * is taken for orphaned). The automatic capture's key is the session's id,
+ * which no row has.
+ */
+export function orphanedFollowOn(
+  session: Session,
+  operations: TransactionLogEntry["operation"][],
+  key: string | undefined,
+  booked: ReadonlySet<string> | null
+): TransactionLogEntry | null {
+  if (!booked) return null
+  return (
+    session.transactions.find(
+      (t) =>
+        operations.includes(t.operation) &&
+        t.decision !== "REJECT" &&
+        !!t.key &&
+        t.key !== key &&
+        t.key !== session.session_id &&
+        !booked.has(t.key)
+    ) ?? null
+  )
+}
+
+/** The log with `entry` booked under Medusa's new row `key`: nothing is sent again. */
+export function rebooked<T extends Pick<CardServiceSessionData, "transactions">>(session: T, entry: TransactionLogEntry, key: string | undefined): T {
+  return { ...session, transactions: session.transactions.map((t) => (t === entry ? { ...t, key } : t)) }
+}
+
+/** Why a capture or refund is not sent while one the service made has no booking in Medusa. */
+export function orphanedText(session: Session, entry: TransactionLogEntry, asked: number): string {
+  const what = entry.operation === "capture" ? "capture" : "refund"
+  const made = formatAmount(entry.amount ?? session.amount, session)
+  return `cannot ${what} ${formatAmount(asked, session)}: the card service made a ${what} of ${made} for this payment (reference ${followOnReference(session.session_id, entry.key)}) whose booking Medusa lost when its database write failed. ${what === "capture" ? "Capture" : "Refund"} exactly ${made} to book it: nothing is sent to the service again. Medusa books nothing for this request.`
+}
+
 /** A refund of an unknown outcome that stops new refunds, when there is one. */
 export function unknownRefund(
   session: Session,

@@ -16,6 +16,9 @@ import { followOnFields, sendFollowOn, serviceFailed } from "./follow-on-request
 import {
   formatAmount,
   liveCapture,
+  orphanedFollowOn,
+  orphanedText,
+  rebooked,
   refundBeyondCapture,
   refusal,
   sameAmount,
@@ -80,7 +83,9 @@ export class FollowOns {
   async captureBooked(
     session: CardServiceSessionData,
     key: string | undefined,
-    booked: number | null
+    booked: number | null,
+    /** The keys of Medusa's capture rows of this payment (payment-record.ts); null when unknown. */
+    bookedKeys: ReadonlySet<string> | null = null
   ): Promise<CardServiceSessionData> {
     const amount = booked ?? session.amount
     const repeat = key
@@ -90,6 +95,13 @@ export class FollowOns {
         )
       : undefined
     if (repeat && sameAmount(repeat.amount, amount, session)) return session
+    // A capture the service made whose booking Medusa lost: booked under this
+    // row when the amount is the same, never sent again.
+    const orphan = orphanedFollowOn(session, ["capture"], key, bookedKeys)
+    if (orphan && !orphan.voided) {
+      if (sameAmount(orphan.amount, amount, session)) return rebooked(session, orphan, key)
+      throw refusal(orphanedText(session, orphan, amount))
+    }
     const earlier = liveCapture(session)
     if (earlier) {
       // authorizePayment captured the whole approval (autoCapture) and Medusa
@@ -187,7 +199,9 @@ export class FollowOns {
   async refund(
     session: CardServiceSessionData,
     amount: AmountInput,
-    context: PaymentProviderContext | undefined
+    context: PaymentProviderContext | undefined,
+    /** The keys of Medusa's refund rows of this payment (payment-record.ts); null when unknown. */
+    bookedKeys: ReadonlySet<string> | null = null
   ): Promise<CardServiceSessionData> {
     const key = context?.idempotency_key
     // A whole refund of a pending capture is logged as a void under the
@@ -199,6 +213,15 @@ export class FollowOns {
         t.decision !== "REJECT"
     )
     if (key && done) return session
+    // A refund (or void) the service made whose booking Medusa lost: booked
+    // under this row when the amount is the same, never sent again (a second
+    // sending would refund twice).
+    const orphan = orphanedFollowOn(session, ["refund", "void"], key, bookedKeys)
+    if (orphan) {
+      const asked = toServiceAmount(amount, session.currency_code)
+      if (sameAmount(orphan.amount, asked, session)) return rebooked(session, orphan, key)
+      throw refusal(orphanedText(session, orphan, asked))
+    }
     const capture = session.capture
     if (!capture) {
       throw new MedusaError(

@@ -36,6 +36,7 @@ import { MedusaCaptures } from "./medusa-captures"
 import { MedusaSessionTerms } from "./medusa-session-terms"
 import { NotReleasedNotice } from "./not-released-notice"
 import { type LostCapture, resolveLostCapture } from "./lost-follow-ons"
+import { PaymentRecord } from "./payment-record"
 import { mergeAdminSettings } from "./admin-settings"
 import { CardServiceOptions, parseOptions, serviceBaseUrl } from "./options"
 import { OrphanRelease } from "./orphan-release"
@@ -78,6 +79,8 @@ export default class CardServiceProviderService extends AbstractPaymentProvider<
   protected settingsRevision_: string | null = null
   protected readonly medusaTerms_: MedusaSessionTerms
   protected readonly medusaCaptures_: MedusaCaptures
+  /** The payment's record written by the provider before Medusa writes it (payment-record.ts). */
+  protected readonly paymentRecord_: PaymentRecord
   protected readonly notReleased_: NotReleasedNotice
 
   static validateOptions(options: Record<string, unknown>): void {
@@ -94,6 +97,7 @@ export default class CardServiceProviderService extends AbstractPaymentProvider<
     this.sealer_ = SessionSealer.fromOptions(parsed)
     this.medusaTerms_ = new MedusaSessionTerms(container)
     this.medusaCaptures_ = new MedusaCaptures(container)
+    this.paymentRecord_ = new PaymentRecord(container)
     this.notReleased_ = new NotReleasedNotice(container, this.logger_)
     this.applySettings_(parsed)
   }
@@ -243,9 +247,12 @@ export default class CardServiceProviderService extends AbstractPaymentProvider<
     const key = context?.idempotency_key
     // Exactly what Medusa books (medusa-captures.ts), once per approval.
     const booked = await this.medusaCaptures_.bookedAmount(session, key)
-    return {
-      data: await this.followOns_.captureBooked(session, key, booked),
-    }
+    const bookedKeys = await this.paymentRecord_.bookedKeys("capture", key)
+    const next = await this.followOns_.captureBooked(session, key, booked, bookedKeys)
+    // On the payment before Medusa writes it, so a failure of Medusa's write
+    // cannot lose what the service did (payment-record.ts).
+    if (next !== session) await this.paymentRecord_.write("capture", key, next)
+    return { data: next }
   }
 
   async refundPayment({
@@ -255,9 +262,11 @@ export default class CardServiceProviderService extends AbstractPaymentProvider<
   }: RefundPaymentInput): Promise<RefundPaymentOutput> {
     await this.refreshSettings()
     const session = this.sessions_.requireApproved(data, "refund")
-    return {
-      data: await this.followOns_.refund(session, amount, context),
-    }
+    const key = context?.idempotency_key
+    const bookedKeys = await this.paymentRecord_.bookedKeys("refund", key)
+    const next = await this.followOns_.refund(session, amount, context, bookedKeys)
+    if (next !== session) await this.paymentRecord_.write("refund", key, next)
+    return { data: next }
   }
 
   async cancelPayment({

@@ -1,0 +1,73 @@
+import { containerMember } from "./container-member"
+import type { CardServiceSessionData } from "./session-data"
+
+/**
+ * The payment's record as soon as the service has acted on a capture or
+ * refund, written by the provider itself (issue 42, bench:crash-points).
+ *
+ * Medusa's payment module commits its capture or refund row, calls the
+ * provider, then writes what the provider returned onto the payment; when
+ * that write fails (its database connection dropped), it deletes the row
+ * and throws. The service has moved the money all the same, and nothing
+ * remembered it: the owner's second refund came with a new key and the
+ * service refunded again; a second capture was refused (242) with nothing
+ * to book. Written here first, on a connection of its own, the payment's
+ * log keeps the follow-on under the key of the row Medusa deleted, and the
+ * next capture or refund finds it (follow-on-request.ts, orphanedFollowOn).
+ *
+ * The members are the payment module's own services, in the container
+ * Medusa builds the provider in; a provider built outside Medusa (the
+ * contract tests) has none, and nothing is written or read.
+ */
+type Row = { id: string; payment?: { id?: string } | null; payment_id?: string | null }
+type RowService = {
+  retrieve(id: string, config: { select: string[]; relations?: string[] }): Promise<Row>
+  list(filters: Record<string, unknown>, config: { select: string[] }): Promise<Row[]>
+}
+type PaymentService = { update(data: { id: string; data: Record<string, unknown> }): Promise<unknown> }
+
+export type FollowOnKind = "capture" | "refund"
+
+export class PaymentRecord {
+  private readonly payments_: PaymentService | null
+  private readonly rows_: Record<FollowOnKind, RowService | null>
+
+  constructor(container: unknown) {
+    this.payments_ = containerMember<PaymentService>(container, "paymentService", "update")
+    this.rows_ = {
+      capture: containerMember<RowService>(container, "captureService", "list"),
+      refund: containerMember<RowService>(container, "refundService", "list"),
+    }
+  }
+
+  /** The payment Medusa's row `key` belongs to; null when there is none to read. */
+  async paymentOf(kind: FollowOnKind, key: string | undefined): Promise<string | null> {
+    const rows = this.rows_[kind]
+    if (!rows || !key) return null
+    const row = await rows.retrieve(key, { select: ["id"], relations: ["payment"] }).catch(() => null)
+    return row?.payment?.id ?? null
+  }
+
+  /**
+   * The keys of Medusa's rows of this kind for the payment of row `key`
+   * (that row among them); null when they cannot be read.
+   */
+  async bookedKeys(kind: FollowOnKind, key: string | undefined): Promise<Set<string> | null> {
+    const rows = this.rows_[kind]
+    const paymentId = await this.paymentOf(kind, key)
+    if (!rows || !paymentId) return null
+    const list = await rows.list({ payment_id: paymentId }, { select: ["id"] }).catch(() => null)
+    return list ? new Set(list.map((row) => row.id)) : null
+  }
+
+  /**
+   * Writes `data` onto the payment of row `key`, before Medusa does. A write
+   * that fails changes nothing: Medusa's own comes next.
+   */
+  async write(kind: FollowOnKind, key: string | undefined, data: CardServiceSessionData): Promise<void> {
+    if (!this.payments_) return
+    const paymentId = await this.paymentOf(kind, key)
+    if (!paymentId) return
+    await this.payments_.update({ id: paymentId, data: data as unknown as Record<string, unknown> }).catch(() => undefined)
+  }
+}
