@@ -162,6 +162,24 @@ medusaIntegrationTestRunner({
       expect(sandbox().transactions().filter((r) => r.step === "CAPTURE" && r.originalTransactionId === payment.data.transaction_id)).toHaveLength(1)
     })
 
+    it.each([["refund"], ["capture"]] as const)("books a %s whose booking Medusa lost on the sweep when the owner does nothing, sending nothing again", async (kind) => {
+      const { orderId, payment } = await checkoutToOrder(api, getContainer())
+      expect((await post(`/admin/payments/${payment.id}/capture`, {})).status).toBe(200)
+      if (kind === "refund") expect((await post(`/admin/payments/${payment.id}/refund`, { amount: 6 })).status).toBe(200)
+      const atService = () => sandbox().transactions().filter((r) => r.status === "successful").length
+      const before = atService()
+      await medusaLostItsBooking(kind, payment.id)
+
+      const swept = await sweepLater()
+
+      expect(swept.actions).toEqual(expect.arrayContaining([expect.objectContaining({ payment_id: payment.id, status: "booking_recovered" })]))
+      expect(atService()).toBe(before)
+      const settled = await expectServiceHoldsWhatMedusaBooks(orderId)
+      expect(settled[kind === "capture" ? "captures" : "refunds"]).toHaveLength(1)
+      // Booked once: the next sweep only follows the capture, as for any other payment.
+      expect((await sweepLater()).actions.filter((a: any) => a.payment_id === payment.id && a.status === "booking_recovered")).toEqual([])
+    })
+
     it("books a part refund the service made as of unknown outcome, never sends it again, and asks the owner", async () => {
       const { orderId, payment } = await checkoutToOrder(api, getContainer())
       expect((await post(`/admin/payments/${payment.id}/capture`, {})).status).toBe(200)

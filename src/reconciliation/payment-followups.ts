@@ -16,6 +16,8 @@ import {
 } from "../providers/card-service/session-data"
 import type CardServiceProviderService from "../providers/card-service/service"
 import { toServiceAmount, type AmountInput } from "../lib/money"
+import { capturePaymentWorkflow, refundPaymentWorkflow } from "@medusajs/medusa/core-flows"
+import type { TransactionLogEntry } from "../providers/card-service/session-data"
 
 /**
  * What the sweep learned about a captured payment, in the payment's
@@ -37,6 +39,8 @@ export type PaymentNote = {
     | "refund_unknown"
     /** A capture or refund whose instance died before Medusa wrote its answer, settled by the sweep. */
     | "follow_on_recovered"
+    /** A capture or refund the service made whose booking Medusa lost, booked by the sweep through Medusa's own workflow. */
+    | "booking_recovered"
   final: boolean
   /** The store owner must act (shown in "Needs attention"). */
   attention: boolean
@@ -458,6 +462,77 @@ export async function settleUnloggedFollowOns(
   const refundAction = await noteUnknownRefunds(container, written, data, now)
   if (refundAction) actions.push(refundAction)
   return actions
+}
+
+/** A payment whose log holds captures or refunds the service made and Medusa no longer books. */
+export type OrphanedFollowOns = { payment: PaymentRow; entries: TransactionLogEntry[] }
+
+/**
+ * Card-service payments whose log holds a capture, refund or void under the
+ * key of a row Medusa no longer has: the provider wrote the service's answer
+ * onto the payment (payment-record.ts), then Medusa's own write of it failed
+ * and Medusa deleted its row. Payments changed two minutes to two hours ago
+ * (the provider's write is the change).
+ */
+export async function listOrphanedFollowOns(
+  container: MedusaContainer,
+  providerId: string,
+  now: Date
+): Promise<OrphanedFollowOns[]> {
+  const paymentModule = container.resolve<IPaymentModuleService>(Modules.PAYMENT)
+  const payments = (await paymentModule.listPayments(
+    {
+      provider_id: providerId,
+      canceled_at: null,
+      updated_at: {
+        $gte: new Date(now.getTime() - UNLOGGED_LOOKBACK_MS).toISOString(),
+        $lt: new Date(now.getTime() - UNLOGGED_AFTER_MS).toISOString(),
+      },
+    } as Record<string, unknown>,
+    { select: ["id", "data", "metadata", "provider_id", "created_at"], relations: ["captures", "refunds"] }
+  )) as Array<PaymentRow & { captures?: { id: string }[]; refunds?: { id: string }[] }>
+  const found: OrphanedFollowOns[] = []
+  for (const payment of payments) {
+    const data = parseSessionData(payment.data)
+    if (!data) continue
+    const booked = new Set([...(payment.captures ?? []), ...(payment.refunds ?? [])].map((row) => row.id))
+    const entries = data.transactions.filter(
+      (t) =>
+        (t.operation === "capture" || t.operation === "refund" || t.operation === "void") &&
+        t.decision !== "REJECT" &&
+        !t.voided &&
+        !!t.key &&
+        t.key !== data.session_id &&
+        !booked.has(t.key)
+    )
+    if (entries.length) found.push({ payment, entries })
+  }
+  return found
+}
+
+/**
+ * Books each orphaned capture or refund through Medusa's own workflow, for
+ * its amount: the provider finds the entry and books it under the new row,
+ * sending nothing (follow-ons.ts, orphanedFollowOn), and Medusa records it
+ * on the order as its own capture or refund would have.
+ */
+export async function bookOrphanedFollowOns(
+  container: MedusaContainer,
+  { payment, entries }: OrphanedFollowOns
+): Promise<PaymentAction[]> {
+  const data = parseSessionData(payment.data)
+  if (!data) return []
+  const done: string[] = []
+  for (const entry of entries) {
+    const amount = entry.amount ?? data.amount
+    const input = { payment_id: payment.id, amount }
+    if (entry.operation === "capture") await capturePaymentWorkflow(container).run({ input })
+    else await refundPaymentWorkflow(container).run({ input })
+    done.push(
+      `${entry.operation === "capture" ? "capture" : "refund"} ${followOnReference(data.session_id, entry.key)} of ${amount}: the service made it and Medusa's write of the answer failed; booked in Medusa now, nothing sent again`
+    )
+  }
+  return [{ payment_id: payment.id, status: "booking_recovered", message: done.join("; ") }]
 }
 
 /** Refunds booked with no answer: never sent again; the store owner looks them up. */

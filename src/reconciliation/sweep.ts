@@ -19,6 +19,8 @@ import {
   listCapturesToFollow,
   listUnloggedFollowOns,
   settleUnloggedFollowOns,
+  listOrphanedFollowOns,
+  bookOrphanedFollowOns,
   type PaymentAction,
 } from "./payment-followups"
 import { LOOKBACK_MS, sweepGoneSessions } from "./gone-sessions"
@@ -85,8 +87,11 @@ export async function sweepCardServicePayments(
       options.batchSize ?? DEFAULT_BATCH_SIZE
     )
     const unlogged = await listUnloggedFollowOns(container, id, now)
+    const orphaned = (await listOrphanedFollowOns(container, id, now)).filter((o) => !unlogged.some((u) => u.payment.id === o.payment.id))
     // A payment settled just now is followed on the next sweep, from the row as written.
-    const followed = payments.filter((payment) => !unlogged.some((u) => u.payment.id === payment.id))
+    const followed = payments.filter(
+      (payment) => !unlogged.some((u) => u.payment.id === payment.id) && !orphaned.some((o) => o.payment.id === payment.id)
+    )
     const held = await listHeldSessions(container, provider, id, now, options.batchSize ?? DEFAULT_BATCH_SIZE)
     const work = [
       ...held.map((session) => ({
@@ -105,6 +110,10 @@ export async function sweepCardServicePayments(
       ...unlogged.map((found) => ({
         id: found.payment.id,
         run: () => settleUnloggedFollowOns(container, found, now),
+      })),
+      ...orphaned.map((found) => ({
+        id: found.payment.id,
+        run: () => bookOrphanedFollowOns(container, found),
       })),
       ...followed.map((payment) => ({
         id: payment.id,

@@ -13,6 +13,7 @@ import {
   listCapturesToFollow,
   listUnloggedFollowOns,
   settleUnloggedFollowOns,
+  listOrphanedFollowOns,
 } from "../../src/reconciliation/payment-followups"
 import { sweepCardServicePayments } from "../../src/reconciliation/sweep"
 import { sessionsToSweep } from "../../src/reconciliation/sweep-candidates"
@@ -38,6 +39,8 @@ jest.mock("../../src/reconciliation/payment-followups", () => ({
   followPayment: jest.fn(),
   listUnloggedFollowOns: jest.fn(),
   settleUnloggedFollowOns: jest.fn(),
+  listOrphanedFollowOns: jest.fn(),
+  bookOrphanedFollowOns: jest.fn(),
 }))
 
 /**
@@ -109,6 +112,7 @@ beforeEach(() => {
   jest.mocked(listHeldSessions).mockResolvedValue([])
   jest.mocked(listCapturesToFollow).mockResolvedValue([])
   jest.mocked(listUnloggedFollowOns).mockResolvedValue([])
+  jest.mocked(listOrphanedFollowOns).mockResolvedValue([])
   jest.mocked(sweepGoneSessions).mockResolvedValue([])
   jest.mocked(cartOfSession).mockResolvedValue({ cartId: "cart_1", orderId: null, email: null, locale: null })
 })
