@@ -328,6 +328,12 @@ export const UNLOGGED_AFTER_MS = 2 * 60 * 1000
  */
 export const UNLOGGED_LOOKBACK_MS = 2 * 60 * 60 * 1000
 
+/** Two minutes to two hours before `now`, as a filter of the payment module's. */
+const unloggedWindow = (now: Date) => ({
+  $gte: new Date(now.getTime() - UNLOGGED_LOOKBACK_MS).toISOString(),
+  $lt: new Date(now.getTime() - UNLOGGED_AFTER_MS).toISOString(),
+})
+
 type BookedRow = { id: string; amount?: AmountInput; raw_amount?: AmountInput; payment_id?: string; created_at?: Date | string }
 
 /** A payment with captures or refunds Medusa booked that its log does not hold. */
@@ -351,10 +357,7 @@ export async function listUnloggedFollowOns(
   now: Date
 ): Promise<UnloggedFollowOns[]> {
   const paymentModule = container.resolve<IPaymentModuleService>(Modules.PAYMENT)
-  const window = {
-    $gte: new Date(now.getTime() - UNLOGGED_LOOKBACK_MS).toISOString(),
-    $lt: new Date(now.getTime() - UNLOGGED_AFTER_MS).toISOString(),
-  }
+  const window = unloggedWindow(now)
   const select = ["id", "amount", "raw_amount", "payment_id", "created_at"]
   // The payment module filters any column; its filter types name fewer.
   const [captures, refunds] = (await Promise.all([
@@ -484,10 +487,7 @@ export async function listOrphanedFollowOns(
     {
       provider_id: providerId,
       canceled_at: null,
-      updated_at: {
-        $gte: new Date(now.getTime() - UNLOGGED_LOOKBACK_MS).toISOString(),
-        $lt: new Date(now.getTime() - UNLOGGED_AFTER_MS).toISOString(),
-      },
+      updated_at: unloggedWindow(now),
     } as Record<string, unknown>,
     { select: ["id", "data", "metadata", "provider_id", "created_at"], relations: ["captures", "refunds"] }
   )) as Array<PaymentRow & { captures?: { id: string }[]; refunds?: { id: string }[] }>

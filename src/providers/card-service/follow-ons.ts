@@ -272,24 +272,7 @@ export class FollowOns {
       this.logger_.warn(
         `card-service: refund ${key ?? ""} of session ${sessionLogTag(session.session_id)} had no answer; recorded as unknown, not sent again`
       )
-      return withRefunded(
-        {
-          ...session,
-          transactions: [
-            ...session.transactions,
-            logEntry({
-              transaction_id: null,
-              operation: "refund",
-              decision: "UNKNOWN",
-              reason_code: null,
-              amount: refundAmount,
-              key,
-            }),
-          ],
-        },
-        session,
-        refundAmount
-      )
+      return refundOfUnknownOutcome(session, refundAmount, key)
     }
     return withRefunded(
       {
@@ -416,24 +399,7 @@ export class FollowOns {
         if (voided) return voided
       }
     }
-    return withRefunded(
-      {
-        ...session,
-        transactions: [
-          ...session.transactions,
-          logEntry({
-            transaction_id: null,
-            operation: "refund",
-            decision: "UNKNOWN",
-            reason_code: null,
-            amount,
-            key,
-          }),
-        ],
-      },
-      session,
-      amount
-    )
+    return refundOfUnknownOutcome(session, amount, key)
   }
 
   /**
@@ -519,6 +485,25 @@ export class FollowOns {
  */
 function refundTarget(session: CardServiceSessionData): string {
   return session.capture?.transaction_id ?? (session.transaction_id as string)
+}
+
+/** A refund booked as of unknown outcome: Medusa counts it, nothing sends it again, the owner looks it up. */
+function refundOfUnknownOutcome(
+  session: CardServiceSessionData,
+  amount: number,
+  key: string | undefined
+): CardServiceSessionData {
+  return withRefunded(
+    {
+      ...session,
+      transactions: [
+        ...session.transactions,
+        logEntry({ transaction_id: null, operation: "refund", decision: "UNKNOWN", reason_code: null, amount, key }),
+      ],
+    },
+    session,
+    amount
+  )
 }
 
 /** `result` with `amount` added to what `before` had refunded. */
