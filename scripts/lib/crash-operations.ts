@@ -230,13 +230,18 @@ async function ownerRetries(ctx: OperationContext, subject: Subject, timing: Tim
   if (subject.answers.some((a) => /^admin 2\d\d$/.test(a))) return
   await sleep(timing.ownerRetryAfterMs)
   const again = await ctx.owner.call(subject.adminCall.path, subject.adminCall.body)
-  subject.answers.push(`owner again ${again.status}`)
+  subject.answers.push(`owner again ${answerLine(again)}`)
+}
+
+/** An admin answer as the run's history shows it: the status, and what a refusal said. */
+function answerLine(answer: { status: number; json: { message?: unknown } }): string {
+  return answer.status >= 300 ? `${answer.status} (${String(answer.json?.message ?? "").slice(0, 160)})` : String(answer.status)
 }
 
 async function adminAct(ctx: OperationContext, subject: Subject, path: string, body: unknown) {
   subject.adminCall = { path, body }
   const answer = await ctx.owner.call(path, body)
-  subject.answers.push(`admin ${answer.status}`)
+  subject.answers.push(`admin ${answerLine(answer)}`)
 }
 
 /** The service concludes the review of the subject's payment; the verdict's callback goes out. */
