@@ -101,10 +101,21 @@ export async function forgetOrderPayment(
      * 42, bench:crash-points) leaves that too.
      */
     unlinked = false,
-  }: { unlinked?: boolean } = {}
+    /**
+     * Also the order's link to the cart, and the cart's completion: a
+     * completion killed after it linked the payment collection and before it
+     * linked the cart leaves that.
+     */
+    cartUnlinked = false,
+  }: { unlinked?: boolean; cartUnlinked?: boolean } = {}
 ) {
   const pg = container.resolve("__pg_connection__")
   if (unlinked) await pg.raw(`delete from order_payment_collection where order_id = ?`, [orderId])
+  if (cartUnlinked) {
+    const [{ cart_id }] = (await pg.raw(`select cart_id from order_cart where order_id = ?`, [orderId])).rows
+    await pg.raw(`delete from order_cart where order_id = ?`, [orderId])
+    await pg.raw(`update cart set completed_at = null where id = ?`, [cart_id])
+  }
   await pg.raw(`delete from capture where payment_id = ?`, [payment.id])
   await pg.raw(`delete from payment where id = ?`, [payment.id])
   await pg.raw(`delete from order_transaction where order_id = ?`, [orderId])

@@ -242,6 +242,18 @@ medusaIntegrationTestRunner({
       expect(order.payment_status).toBe(payment.captured_at ? "captured" : "authorized")
     })
 
+    it("links the cart to its order when its completion died before linking the cart, instead of failing to make a second one", async () => {
+      const { orderId, session, payment, cart } = await checkoutToOrder(api, getContainer())
+      await forgetOrderPayment(getContainer(), { orderId, sessionId: session.id, payment }, { cartUnlinked: true })
+
+      const { actions } = await sweep(new Date(Date.now() + 3 * 60_000))
+
+      expect(actions).toContainEqual(expect.objectContaining({ session_id: session.id, status: "order_created" }))
+      expect(await orderOfCart(getContainer(), cart.id)).toBe(orderId)
+      const recorded = await paymentOfOrder(getContainer(), orderId)
+      expect(recorded.data.transaction_id).toBe(payment.data.transaction_id)
+    })
+
     it("stops at the first outage, makes nothing, and reports the service down", async () => {
       const { cart, session } = await payWhileRetrieveIsDown()
       sandbox().injectFault({

@@ -209,6 +209,31 @@ async function linkOrderToCollection(container: MedusaContainer, orderId: string
   })
 }
 
+/**
+ * The order a cart's completion made and linked to the cart's payment
+ * collection, but not to the cart: the completion died between its two link
+ * steps (bench:crash-points, issue 42). The cart has no order then, and
+ * completing it again fails for good ("Cannot create multiple links between
+ * 'order' and 'payment'"): the collection has its order already. The cart is
+ * linked to that order, as the completion would have, and the order is
+ * returned; null when the collection has no order.
+ */
+export async function relinkCartOrder(container: MedusaContainer, cartId: string, paymentCollectionId: string): Promise<string | null> {
+  const query = container.resolve(ContainerRegistrationKeys.QUERY)
+  const { data: links } = await query.graph({
+    entity: "order_payment_collection",
+    fields: ["order_id"],
+    filters: { payment_collection_id: paymentCollectionId },
+  })
+  const orderId: string | undefined = links[0]?.order_id
+  if (!orderId) return null
+  await container.resolve(ContainerRegistrationKeys.LINK).create({
+    [Modules.ORDER]: { order_id: orderId },
+    [Modules.CART]: { cart_id: cartId },
+  })
+  return orderId
+}
+
 /** The order transactions completeCartWorkflow records for a payment's captures, those it lacks. */
 export async function recordCaptures(
   container: MedusaContainer,

@@ -15,7 +15,7 @@ import { releaseLateApproval, releaseOrphan, releaseRefusedApproval } from "./ap
 import { attachToSession, attachTransaction } from "./attach-transaction"
 import { cartOfSession } from "./cart-of-session"
 import { anonymousHint, mayLookUpOrphan } from "./hint-admission"
-import { finishOrderPayment } from "./order-payment"
+import { finishOrderPayment, relinkCartOrder } from "./order-payment"
 import { matchesMedusaRecord } from "./medusa-record"
 import { authorizeForOrder, balanceFailure, balanceStillOwed } from "./order-balance"
 import { loadCardServiceSession } from "./provider-lookup"
@@ -91,7 +91,12 @@ async function settleSession(
   hint: SettleHint
 ): Promise<SettleOutcome> {
   const paymentModule = container.resolve<IPaymentModuleService>(Modules.PAYMENT)
-  const { cartId, orderId, email, locale, balanceOf } = await cartOfSession(container, session)
+  const { cartId, orderId: linkedOrderId, email, locale, balanceOf } = await cartOfSession(container, session)
+  // A completion that died after it linked the order to the payment
+  // collection and before it linked the cart left the cart's order unlinked
+  // from the cart: completing the cart again cannot link a second order to
+  // the collection, so the cart is linked to that order and it is finished.
+  const orderId = linkedOrderId ?? (cartId ? await relinkCartOrder(container, cartId, session.payment_collection_id) : null)
   const data = provider.verifySession(session.data, session.id)
   if (balanceOf && session.authorized_at) {
     // What an order edit left owing, paid already: as for a cart's order, any
