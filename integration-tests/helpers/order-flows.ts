@@ -2,6 +2,7 @@ import { createProductsWorkflow, createShippingOptionsWorkflow } from "@medusajs
 import type { MedusaContainer } from "@medusajs/framework/types"
 import type { AxiosInstance } from "axios"
 import type { TransactionRecord } from "../../src/sandbox"
+import { paymentOfOrder } from "./checkout-flow"
 import { SeededStore, seedStore } from "./seed-store"
 
 /**
@@ -239,4 +240,16 @@ export function bookedTotals(payment: {
   const sum = (rows: { amount: number | string }[] | null | undefined) =>
     roundSum((rows ?? []).reduce((total, r) => total + Number(r.amount), 0))
   return { captured: sum(payment.captures), refunded: sum(payment.refunds) }
+}
+
+/**
+ * Asserts that the service holds exactly what Medusa books for the order's
+ * payment (its records in the failure message); the payment and what Medusa books.
+ */
+export async function expectServiceHoldsWhatMedusaBooks(container: MedusaContainer, records: TransactionRecord[], orderId: string) {
+  const payment = await paymentOfOrder(container, orderId)
+  const booked = bookedTotals(payment)
+  const { records: mine, ...held } = serviceTotals(records, payment)
+  expect({ ...held, records: mine }).toEqual({ ...booked, records: mine })
+  return { payment, booked }
 }

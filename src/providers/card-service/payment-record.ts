@@ -48,26 +48,17 @@ export class PaymentRecord {
     return row?.payment?.id ?? null
   }
 
-  /**
-   * The keys of Medusa's rows of this kind for the payment of row `key`
-   * (that row among them); null when they cannot be read.
-   */
-  async bookedKeys(kind: FollowOnKind, key: string | undefined): Promise<Set<string> | null> {
+  /** The keys of Medusa's rows of this kind for the payment; null when they cannot be read. */
+  async bookedKeys(kind: FollowOnKind, paymentId: string | null): Promise<Set<string> | null> {
     const rows = this.rows_[kind]
-    const paymentId = await this.paymentOf(kind, key)
     if (!rows || !paymentId) return null
     const list = await rows.list({ payment_id: paymentId }, { select: ["id"] }).catch(() => null)
     return list ? new Set(list.map((row) => row.id)) : null
   }
 
-  /**
-   * Writes `data` onto the payment of row `key`, before Medusa does. A write
-   * that fails changes nothing: Medusa's own comes next.
-   */
-  async write(kind: FollowOnKind, key: string | undefined, data: CardServiceSessionData): Promise<void> {
-    if (!this.payments_) return
-    const paymentId = await this.paymentOf(kind, key)
-    if (!paymentId) return
+  /** Writes `data` onto the payment, before Medusa does. A write that fails changes nothing: Medusa's own comes next. */
+  async write(paymentId: string | null, data: CardServiceSessionData): Promise<void> {
+    if (!this.payments_ || !paymentId) return
     await this.payments_.update({ id: paymentId, data: data as unknown as Record<string, unknown> }).catch(() => undefined)
   }
 }

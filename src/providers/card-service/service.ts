@@ -247,11 +247,12 @@ export default class CardServiceProviderService extends AbstractPaymentProvider<
     const key = context?.idempotency_key
     // Exactly what Medusa books (medusa-captures.ts), once per approval.
     const booked = await this.medusaCaptures_.bookedAmount(session, key)
-    const bookedKeys = await this.paymentRecord_.bookedKeys("capture", key)
+    const paymentId = await this.paymentRecord_.paymentOf("capture", key)
+    const bookedKeys = await this.paymentRecord_.bookedKeys("capture", paymentId)
     const next = await this.followOns_.captureBooked(session, key, booked, bookedKeys)
     // On the payment before Medusa writes it, so a failure of Medusa's write
     // cannot lose what the service did (payment-record.ts).
-    if (next !== session) await this.paymentRecord_.write("capture", key, next)
+    if (next !== session) await this.paymentRecord_.write(paymentId, next)
     return { data: next }
   }
 
@@ -263,9 +264,10 @@ export default class CardServiceProviderService extends AbstractPaymentProvider<
     await this.refreshSettings()
     const session = this.sessions_.requireApproved(data, "refund")
     const key = context?.idempotency_key
-    const bookedKeys = await this.paymentRecord_.bookedKeys("refund", key)
+    const paymentId = await this.paymentRecord_.paymentOf("refund", key)
+    const bookedKeys = await this.paymentRecord_.bookedKeys("refund", paymentId)
     const next = await this.followOns_.refund(session, amount, context, bookedKeys)
-    if (next !== session) await this.paymentRecord_.write("refund", key, next)
+    if (next !== session) await this.paymentRecord_.write(paymentId, next)
     return { data: next }
   }
 
