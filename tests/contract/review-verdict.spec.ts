@@ -1,3 +1,4 @@
+import { MedusaError } from "@medusajs/framework/utils"
 import { settlePayment, type SettleHint } from "../../src/checkout/settle-payment"
 import { REVIEW_EVENTS, settleReview } from "../../src/checkout/review-verdict"
 import type { CardServiceSessionData } from "../../src/providers/card-service/session-data"
@@ -524,6 +525,32 @@ describe("an order Medusa will not cancel", () => {
       message: notCanceled(h, "the review did not approve the payment (481)", "All fulfillments must be canceled before canceling an order"),
     })
     expect(h.reviewEvents()).toEqual([eventOf(h, REVIEW_EVENTS.rejected, "481", false)])
+  })
+
+  it.each([
+    ["a dropped database connection", new Error("Connection terminated unexpectedly")],
+    ["a lock not had in time", new Error("Timed-out acquiring lock: order_1")],
+    ["an unexpected state", new MedusaError(MedusaError.Types.UNEXPECTED_STATE, "something moved")],
+  ])("does not leave a rejected review's order to the store owner over %s: it is canceled when settled again", async (_, failure) => {
+    const h = await orderOnHold()
+    await h.sweepAt(h.placedAt + MINUTE)
+    expect(h.notes().review_look).toBeDefined()
+    await env.sandbox.concludeReview(h.transactionId, "reject")
+    h.medusa.orders.cancelFailures.push(failure)
+
+    await expect(h.settle()).rejects.toThrow(failure.message)
+
+    expect(h.order().status).toBe("pending")
+    expect(h.session().status).toBe("pending_authorization")
+    expect(h.notes().reconcile).toBeUndefined()
+    // The sweep's next look is due now, not put off.
+    expect(h.notes().review_look).toBeUndefined()
+    expect(h.reviewEvents()).toEqual([])
+
+    expect(await h.settle()).toEqual({ kind: "review_closed", orderId: h.orderId, cartId: h.cartId, verdict: "rejected" })
+    expect(h.order().status).toBe("canceled")
+    expect(h.notes().reconcile).toMatchObject({ status: "review_closed", review: "rejected" })
+    expect(h.reviewEvents()).toEqual([eventOf(h, REVIEW_EVENTS.rejected, "481", true)])
   })
 
   it("leaves it to the store owner at the deadline, once", async () => {

@@ -376,8 +376,13 @@ export class FakeOrderModule {
     for (const change of found) change!.status = "canceled"
   }
 
+  /** Errors the next cancels throw before doing anything, one each (a dropped connection, a lock not had). */
+  readonly cancelFailures: Error[] = []
+
   /** cancelOrderWorkflow (Medusa 2.21): its validation, then the credit-line change, then the order canceled. */
   async cancelOrder(orderId: string): Promise<void> {
+    const failure = this.cancelFailures.shift()
+    if (failure) throw failure
     const order = this.orders.get(orderId)
     if (!order) throw notFound(`Order ${orderId}`)
     if (order.status === "canceled") {
