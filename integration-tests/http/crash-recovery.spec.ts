@@ -2,6 +2,8 @@ import { medusaIntegrationTestRunner } from "@medusajs/test-utils"
 import type { HeldAnswer } from "../../src/sandbox"
 import { sweepCardServicePayments } from "../../src/reconciliation/sweep"
 import { UNLOGGED_AFTER_MS } from "../../src/reconciliation/payment-followups"
+import { CANCEL_GRACE_MS } from "../../src/reconciliation/interrupted-cancels"
+import { cardServiceProvider } from "../../src/checkout/provider-lookup"
 import { useCardServiceSandbox } from "../helpers/card-service-env"
 import { checkoutToOrder, paymentOfOrder } from "../helpers/checkout-flow"
 import { expectServiceHoldsWhatMedusaBooks as holdsWhatMedusaBooks } from "../helpers/order-flows"
@@ -198,6 +200,103 @@ medusaIntegrationTestRunner({
       })
       expect(answered.status).toBe(200)
       await expectServiceHoldsWhatMedusaBooks(orderId)
+    })
+    /**
+     * An order cancel that stops midway (bench:crash-points, the `reverse`
+     * operation): Medusa's cancelOrderWorkflow has no compensation of the
+     * steps before the one that failed, and nothing runs it again.
+     */
+    const reversalsOf = (payment: { data: { transaction_id: string } }) =>
+      sandbox()
+        .transactions()
+        .filter((r) => r.step === "REVERSAL" && r.status === "successful" && r.originalTransactionId === payment.data.transaction_id)
+    const orderStatus = async (orderId: string) => {
+      const { data } = await getContainer().resolve("query").graph({ entity: "order", fields: ["status"], filters: { id: orderId } })
+      return data[0].status
+    }
+    const sweepAfterCancelGrace = () =>
+      sweepCardServicePayments(getContainer(), { now: new Date(Date.now() + CANCEL_GRACE_MS + 5_000) })
+    const sweptFor = (swept: { actions: any[] }, paymentId: string) => swept.actions.filter((a) => a.payment_id === paymentId)
+    /** What an instance killed right after the provider released the approval leaves: the release, and nothing of Medusa's. */
+    const releasedThenDied = async (payment: any) => {
+      await cardServiceProvider(getContainer(), payment.provider_id).cancelPayment({
+        data: payment.data,
+        context: { idempotency_key: payment.id },
+      })
+    }
+    const sql = (text: string, bindings: string[]) => getContainer().resolve("__pg_connection__").raw(text, bindings)
+
+    it("finishes an order cancel whose instance died after the service released the approval: order and payment canceled, released once", async () => {
+      const { orderId, payment } = await checkoutToOrder(api, getContainer())
+      await releasedThenDied(payment)
+      const stranded = await paymentOfOrder(getContainer(), orderId)
+      expect(stranded.canceled_at).toBeNull()
+      expect(await orderStatus(orderId)).not.toBe("canceled")
+      expect(reversalsOf(payment)).toHaveLength(1)
+      // Within the grace a cancel may still be running: left alone.
+      expect(sweptFor(await sweepCardServicePayments(getContainer()), payment.id)).toEqual([])
+
+      const swept = await sweepAfterCancelGrace()
+
+      expect(sweptFor(swept, payment.id)).toEqual([expect.objectContaining({ status: "cancel_recovered" })])
+      expect(await orderStatus(orderId)).toBe("canceled")
+      const settled = await paymentOfOrder(getContainer(), orderId)
+      expect(settled.canceled_at).toBeTruthy()
+      expect(settled.data.state).toBe("canceled")
+      expect(reversalsOf(payment)).toHaveLength(1)
+      const entries = (await owner.get(`/admin/card-service/reconciliation?payment_id=${payment.id}`)).data.entries
+      expect(entries).toEqual([expect.objectContaining({ status: "cancel_recovered", needs_action: false })])
+      expect(sweptFor(await sweepAfterCancelGrace(), payment.id)).toEqual([])
+    })
+
+    it("cancels the payment of a canceled order whose canceled payment Medusa failed to write (cancelPaymentStep only logs that)", async () => {
+      const { orderId, payment } = await checkoutToOrder(api, getContainer())
+      expect((await post(`/admin/orders/${orderId}/cancel`, {})).status).toBe(200)
+      // The connection dropped at Medusa's write of the canceled payment: the provider's own record of the release stays.
+      await sql(`update "payment" set "canceled_at" = null where "id" = ?`, [payment.id])
+      const again = await post(`/admin/orders/${orderId}/cancel`, {})
+      expect(again.status).toBe(400)
+
+      const swept = await sweepAfterCancelGrace()
+
+      expect(sweptFor(swept, payment.id)).toEqual([expect.objectContaining({ status: "cancel_recovered" })])
+      expect((await paymentOfOrder(getContainer(), orderId)).canceled_at).toBeTruthy()
+      expect(reversalsOf(payment)).toHaveLength(1)
+    })
+
+    it("finishes a cancel that died after its credit-line change was made, which every later cancel of the owner's is refused over", async () => {
+      const { orderId, payment } = await checkoutToOrder(api, getContainer())
+      expect((await post(`/admin/orders/${orderId}/cancel`, {})).status).toBe(200)
+      // Back to what the instance killed before confirming the change left: the order open, its change active.
+      await sql(`update "order" set "status" = 'pending' where "id" = ?`, [orderId])
+      const change = await getContainer().resolve("order").createOrderChange({ order_id: orderId, change_type: "credit_line" })
+      await sql(`update "order_change" set "created_at" = now() - interval '1 minute' where "id" = ?`, [change.id])
+      const again = await post(`/admin/orders/${orderId}/cancel`, {})
+      expect(again.status).toBe(400)
+      expect(again.data.message).toContain("active order change")
+
+      const swept = await sweepAfterCancelGrace()
+
+      expect(sweptFor(swept, payment.id)).toEqual([expect.objectContaining({ status: "cancel_recovered" })])
+      expect(await orderStatus(orderId)).toBe("canceled")
+      expect(reversalsOf(payment)).toHaveLength(1)
+    })
+
+    it("leaves to the owner a cancel Medusa will no longer finish, booking the released approval as released", async () => {
+      const { orderId, payment } = await checkoutToOrder(api, getContainer())
+      await releasedThenDied(payment)
+      await sql(`update "order" set "status" = 'completed' where "id" = ?`, [orderId])
+
+      const swept = await sweepAfterCancelGrace()
+
+      expect(sweptFor(swept, payment.id)).toEqual([expect.objectContaining({ status: "cancel_not_finished" })])
+      expect(await orderStatus(orderId)).toBe("completed")
+      expect((await paymentOfOrder(getContainer(), orderId)).canceled_at).toBeTruthy()
+      const entries = (await owner.get(`/admin/card-service/reconciliation?payment_id=${payment.id}`)).data.entries
+      expect(entries).toEqual([expect.objectContaining({ status: "cancel_not_finished", needs_action: true })])
+      expect(entries[0].message).toContain("collect the payment another way")
+      // Said once: the next sweep leaves it.
+      expect(sweptFor(await sweepAfterCancelGrace(), payment.id)).toEqual([])
     })
   },
 })

@@ -41,6 +41,10 @@ export type PaymentNote = {
     | "follow_on_recovered"
     /** A capture or refund the service made whose booking Medusa lost, booked by the sweep through Medusa's own workflow. */
     | "booking_recovered"
+    /** An order cancel that stopped midway, finished by the sweep (interrupted-cancels.ts). */
+    | "cancel_recovered"
+    /** An order cancel that stopped midway and that Medusa will no longer finish: the store owner's. */
+    | "cancel_not_finished"
   final: boolean
   /** The store owner must act (shown in "Needs attention"). */
   attention: boolean

@@ -24,6 +24,7 @@ import {
   type PaymentAction,
 } from "./payment-followups"
 import { LOOKBACK_MS, sweepGoneSessions } from "./gone-sessions"
+import { finishInterruptedCancel, listInterruptedCancels } from "./interrupted-cancels"
 import { listHeldSessions, sweepHeldOrder } from "./held-orders"
 import { isServiceDown } from "./service-down"
 import { sessionsToSweep } from "./sweep-candidates"
@@ -93,6 +94,7 @@ export async function sweepCardServicePayments(
       (payment) => !unlogged.some((u) => u.payment.id === payment.id) && !orphaned.some((o) => o.payment.id === payment.id)
     )
     const held = await listHeldSessions(container, provider, id, now, options.batchSize ?? DEFAULT_BATCH_SIZE)
+    const cancels = await listInterruptedCancels(container, id, now)
     const work = [
       ...held.map((session) => ({
         id: session.id,
@@ -114,6 +116,10 @@ export async function sweepCardServicePayments(
       ...orphaned.map((found) => ({
         id: found.payment.id,
         run: () => bookOrphanedFollowOns(container, found),
+      })),
+      ...cancels.map((found) => ({
+        id: found.payment.id,
+        run: () => finishInterruptedCancel(container, found, now),
       })),
       ...followed.map((payment) => ({
         id: payment.id,

@@ -24,7 +24,34 @@ type RowService = {
   retrieve(id: string, config: { select: string[]; relations?: string[] }): Promise<Row>
   list(filters: Record<string, unknown>, config: { select: string[] }): Promise<Row[]>
 }
-type PaymentService = { update(data: { id: string; data: Record<string, unknown> }): Promise<unknown> }
+type PaymentService = {
+  update(data: { id: string; data?: Record<string, unknown>; metadata?: Record<string, unknown> }): Promise<unknown>
+  retrieve(id: string, config: { select: string[] }): Promise<{ metadata?: Record<string, unknown> | null }>
+}
+
+/**
+ * `card_service.cancel` in the payment's metadata: the provider was asked
+ * to release the approval (cancelPayment), and when. Written before the
+ * reversal is sent, so that a cancel of an order that stops midway (the
+ * instance killed, its connection dropped) is found and finished by the
+ * sweep (reconciliation/interrupted-cancels.ts). `refused`: the service
+ * would not reverse (238, 243): Needs attention has it, nothing finishes it.
+ * The sweep adds what it did (status, message...).
+ */
+export type CancelMark = {
+  requested_at: string
+  refused?: string
+  status?: "cancel_recovered" | "cancel_not_finished"
+  message?: string
+  at?: string
+  attention?: boolean
+  final?: boolean
+}
+
+export function cancelMarkOf(metadata: unknown): CancelMark | undefined {
+  const cardService = (metadata as { card_service?: { cancel?: CancelMark } } | null | undefined)?.card_service
+  return cardService && typeof cardService === "object" ? cardService.cancel : undefined
+}
 
 export type FollowOnKind = "capture" | "refund"
 
@@ -54,6 +81,25 @@ export class PaymentRecord {
     if (!rows || !paymentId) return null
     const list = await rows.list({ payment_id: paymentId }, { select: ["id"] }).catch(() => null)
     return list ? new Set(list.map((row) => row.id)) : null
+  }
+
+  /**
+   * Merges `mark` into the payment's cancel mark (metadata
+   * `card_service.cancel`). Best effort, as write: a mark that cannot be
+   * written leaves the cancel as Medusa alone would have it.
+   */
+  async markCancel(paymentId: string | null, mark: Partial<CancelMark>): Promise<void> {
+    if (!this.payments_ || !paymentId) return
+    try {
+      const { metadata } = await this.payments_.retrieve(paymentId, { select: ["id", "metadata"] })
+      const cardService = (metadata?.card_service ?? {}) as Record<string, unknown>
+      await this.payments_.update({
+        id: paymentId,
+        metadata: { ...(metadata ?? {}), card_service: { ...cardService, cancel: { ...(cardService.cancel as object), ...mark } } },
+      })
+    } catch {
+      // Medusa's own cancel goes on.
+    }
   }
 
   /** Writes `data` onto the payment, before Medusa does. A write that fails changes nothing: Medusa's own comes next. */

@@ -271,8 +271,16 @@ export default class CardServiceProviderService extends AbstractPaymentProvider<
     return { data: next }
   }
 
+  /**
+   * Releases the payment's approval. Medusa's payment module passes the
+   * payment's id as the idempotency key: the payment is marked before the
+   * reversal is sent, and the answer written onto it before Medusa writes
+   * it (payment-record.ts), so that an order cancel that stops midway is
+   * finished by the sweep (reconciliation/interrupted-cancels.ts).
+   */
   async cancelPayment({
     data,
+    context,
   }: CancelPaymentInput): Promise<CancelPaymentOutput> {
     await this.refreshSettings()
     const session = parseSessionData(data)
@@ -280,13 +288,19 @@ export default class CardServiceProviderService extends AbstractPaymentProvider<
       // Nothing held at the service for this payment: nothing to release.
       return { data: data ?? {} }
     }
+    const paymentId = context?.idempotency_key ?? null
+    const requestedAt = new Date().toISOString()
+    await this.paymentRecord_.markCancel(paymentId, { requested_at: requestedAt })
     const record = await this.lookup_.required(session.transaction_id)
     try {
-      return { data: await this.reversal_.reverse(session, record) }
+      const reversed = await this.reversal_.reverse(session, record)
+      await this.paymentRecord_.write(paymentId, reversed)
+      return { data: reversed }
     } catch (error) {
       // Medusa 2.21's cancelPaymentStep only logs this error and cancels
       // the order anyway; the note puts the case in Needs attention.
       if (ApprovalNotReleased.is(error)) {
+        await this.paymentRecord_.markCancel(paymentId, { refused: error.reasonCode })
         await this.notReleased_.publish(session.session_id, error)
       }
       throw error

@@ -13,6 +13,7 @@ import {
 import { collectionHintsOf } from "../../../payment-notes/result-hints"
 import { notesOf } from "../../../payment-notes/session-notes"
 import { withOrderDisplayIds } from "./order-display-ids"
+import { cancelNoteOf, paymentsWithCancelNotes } from "../../../reconciliation/interrupted-cancels"
 
 /** Session statuses the store owner must act on (a payment's note says it itself). */
 const NEEDS_ACTION = new Set(["outcome_unknown", "not_released", "hold_not_canceled"])
@@ -74,6 +75,13 @@ export async function reconcileEntries(
       }
     ),
   ])
+  // Cancels the sweep finished or left to the owner: canceled or authorized payments, not captured ones.
+  const cancelIds = (await paymentsWithCancelNotes(container, new Date(since))).filter(
+    (id) => !payments.some((p) => p.id === id)
+  )
+  const canceledPayments = cancelIds.length
+    ? await paymentModule.listPayments({ id: cancelIds }, { select: ["id", "provider_id", "metadata"], take: cancelIds.length })
+    : []
   const entries: ReconcileEntry[] = []
   const entry = (
     kind: ReconcileEntry["kind"],
@@ -117,7 +125,7 @@ export async function reconcileEntries(
       )
     }
   }
-  for (const payment of payments) {
+  for (const payment of [...payments, ...canceledPayments]) {
     if (!payment.provider_id.startsWith(PROVIDER_ID_PREFIX)) continue
     const metadata = (payment as { metadata?: unknown }).metadata
     for (const note of [captureNoteOf(metadata), refundNoteOf(metadata)]) {
@@ -132,6 +140,8 @@ export async function reconcileEntries(
         )
       )
     }
+    const cancel = cancelNoteOf(metadata)
+    if (cancel) entries.push(entry("payment", payment.id, cancel, [], !!cancel.attention))
   }
   const shown = entries
     .sort(
