@@ -8,6 +8,7 @@ import { notReleasedNote } from "../../src/payment-notes/not-released"
 import { ApprovalNotReleased } from "../../src/providers/card-service/approval-reversal"
 import { LOOKBACK_MS, sweepGoneSessions } from "../../src/reconciliation/gone-sessions"
 import { listHeldSessions, sweepHeldOrder } from "../../src/reconciliation/held-orders"
+import { listInterruptedCancels } from "../../src/reconciliation/interrupted-cancels"
 import {
   followPayment,
   listCapturesToFollow,
@@ -30,6 +31,7 @@ jest.mock("../../src/checkout/provider-lookup", () => ({
 }))
 jest.mock("../../src/reconciliation/sweep-candidates", () => ({ sessionsToSweep: jest.fn() }))
 jest.mock("../../src/reconciliation/held-orders", () => ({ listHeldSessions: jest.fn(), sweepHeldOrder: jest.fn() }))
+jest.mock("../../src/reconciliation/interrupted-cancels", () => ({ listInterruptedCancels: jest.fn(), finishInterruptedCancel: jest.fn() }))
 jest.mock("../../src/reconciliation/gone-sessions", () => ({
   LOOKBACK_MS: jest.requireActual("../../src/reconciliation/gone-sessions").LOOKBACK_MS,
   sweepGoneSessions: jest.fn(),
@@ -113,6 +115,7 @@ beforeEach(() => {
   jest.mocked(listCapturesToFollow).mockResolvedValue([])
   jest.mocked(listUnloggedFollowOns).mockResolvedValue([])
   jest.mocked(listOrphanedFollowOns).mockResolvedValue([])
+  jest.mocked(listInterruptedCancels).mockResolvedValue([])
   jest.mocked(sweepGoneSessions).mockResolvedValue([])
   jest.mocked(cartOfSession).mockResolvedValue({ cartId: "cart_1", orderId: null, email: null, locale: null })
 })
