@@ -16,12 +16,14 @@
  * an instruction, or as a breach.
  *
  *   npm run bench:crash-points -- [--runs N] [--lanes N] [--operations a,b] [--kinds service,db,answer] [--cuts kill,db-drop]
- *                                 [--points TEXT] [--seed N] [--deadline S] [--discover-only]
+ *                                 [--points TEXT] [--sample N] [--seed N] [--deadline S] [--discover-only]
  *
  * --runs: runs of each point (default 20). --lanes: clusters side by side,
  * each running every N-th point (default 1). --operations, --kinds, --cuts:
- * only these. --points: only points whose id contains TEXT. --seed: the
- * timings' seed (default from the clock; printed). --deadline: seconds a run
+ * only these. --points: only points whose id contains TEXT. --sample: N of
+ * the points, drawn by the seed (CI's short run: another draw each run).
+ * --seed: the timings' and the sample's seed (default from the clock;
+ * printed). --deadline: seconds a run
  * may take to settle after its crash (default 180). --discover-only: print
  * the points and stop. docs/benchmarks.md, "Crash points", has a full table.
  */
@@ -41,7 +43,7 @@ import {
   type Subject,
   type Timing,
 } from "./lib/crash-operations"
-import { CUTS, POINT_KINDS, pointsOf, requestPattern, type Cut, type Discovery, type Point, type PointKind } from "./lib/crash-points"
+import { CUTS, POINT_KINDS, pointsOf, requestPattern, samplePoints, type Cut, type Discovery, type Point, type PointKind } from "./lib/crash-points"
 import { DbTraps, instanceOfPort } from "./lib/crash-traps"
 import { startCluster, type Cluster, type ProxiedAnswer } from "./lib/load-cluster"
 import { percentile } from "./lib/load-goals"
@@ -57,6 +59,8 @@ type Options = {
   kinds: PointKind[]
   cuts: Cut[]
   points: string | null
+  /** Only this many of the points, drawn by the seed; null: all. */
+  sample: number | null
   seed: number
   deadlineMs: number
   discoverOnly: boolean
@@ -85,6 +89,7 @@ function parseOptions(argv: string[]): Options {
       kinds: { type: "string" },
       cuts: { type: "string" },
       points: { type: "string" },
+      sample: { type: "string" },
       seed: { type: "string" },
       deadline: { type: "string" },
       "discover-only": { type: "boolean" },
@@ -99,6 +104,7 @@ function parseOptions(argv: string[]): Options {
     kinds: listOf("kinds", values.kinds, POINT_KINDS),
     cuts: listOf("cuts", values.cuts, CUTS),
     points: values.points ?? null,
+    sample: values.sample ? positiveWhole("sample", values.sample) : null,
     seed: values.seed ? positiveWhole("seed", values.seed) : Date.now() % 1_000_000,
     deadlineMs: values.deadline ? positiveNumber("deadline", values.deadline) * 1000 : 180_000,
     discoverOnly: !!values["discover-only"],
@@ -169,15 +175,17 @@ async function main() {
   })
   try {
     log(`ready in ${((Date.now() - booted) / 1000).toFixed(0)} s; logs in ${cluster.logDir}; seed ${options.seed}`)
-    const points: Point[] = []
+    const found: Point[] = []
     for (const name of options.operations) {
       const discovery = await discover(ctx, traps, name, attempts)
-      const found = pointsOf(discovery, options.cuts, options.kinds)
-        .filter((p) => !options.points || p.id.includes(options.points))
-        .filter((_, i) => options.lane === null || (i + options.operations.indexOf(name)) % options.lanes === options.lane)
-      log(`${name}: ${found.length} points (${discovery.serviceRequests.length} service requests, ${new Set(discovery.writes.map((w) => w.xid)).size} transactions, ${discovery.answers.length} answers)`)
-      points.push(...found)
+      const ofOperation = pointsOf(discovery, options.cuts, options.kinds).filter((p) => !options.points || p.id.includes(options.points))
+      log(`${name}: ${ofOperation.length} points (${discovery.serviceRequests.length} service requests, ${new Set(discovery.writes.map((w) => w.xid)).size} transactions, ${discovery.answers.length} answers)`)
+      found.push(...ofOperation)
     }
+    // Every lane discovers the same points, draws the same sample, and runs every lanes-th of it.
+    const points = samplePoints(found, options.sample, options.seed).filter(
+      (_, i) => options.lane === null || i % options.lanes === options.lane
+    )
     if (!options.out) for (const point of points) process.stdout.write(`point ${point.id}: ${point.where}\n`)
     if (options.discoverOnly) {
       if (options.out) fs.writeFileSync(options.out, JSON.stringify({ points, results: [] }))

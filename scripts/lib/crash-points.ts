@@ -162,3 +162,20 @@ export function pointLabel(point: Omit<Point, "id" | "cut">): string {
   if (point.write) return `db:${point.write.op.toLowerCase()}:${point.write.table}${ordinal(point.write.nth)}`
   return `answer:${point.answer!.method} ${point.answer!.pattern}${ordinal(point.answer!.nth)}`
 }
+
+/**
+ * `--sample N`: N of the points, the same N for the same seed in every lane
+ * (each point ranked by a hash of the seed and its id), in their order of
+ * discovery. All of them when N is null or not smaller.
+ */
+export function samplePoints<T extends { id: string }>(points: T[], sample: number | null, seed: number): T[] {
+  if (sample === null || sample >= points.length) return points
+  const rank = (id: string) => {
+    // FNV-1a over the seed and the id: a fixed draw, no state.
+    let hash = 0x811c9dc5
+    for (const char of `${seed}:${id}`) hash = Math.imul(hash ^ char.charCodeAt(0), 0x01000193) >>> 0
+    return hash
+  }
+  const chosen = new Set([...points].sort((a, b) => rank(a.id) - rank(b.id)).slice(0, sample).map((p) => p.id))
+  return points.filter((p) => chosen.has(p.id))
+}

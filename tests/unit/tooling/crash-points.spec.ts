@@ -1,4 +1,4 @@
-import { pointsOf, requestPattern, serviceEndpoint, writeMeaning, type Discovery } from "../../../scripts/lib/crash-points"
+import { pointsOf, requestPattern, samplePoints, serviceEndpoint, writeMeaning, type Discovery } from "../../../scripts/lib/crash-points"
 import type { RecordedWrite } from "../../../scripts/lib/crash-traps"
 
 const write = (n: number, xid: string, table: string, op: string, row = "{}"): RecordedWrite => ({
@@ -77,5 +77,27 @@ describe("crash points from a discovery run (bench:crash-points)", () => {
     expect(requestPattern("/admin/payments/pay_01M8G0N1GPBB2FGYCAWJDZGA25/capture?x=1")).toBe("/admin/payments/:id/capture")
     expect(writeMeaning(write(1, "1", "capture", "INSERT"))).toBe("Medusa's capture row")
     expect(writeMeaning(write(1, "1", "cart", "UPDATE"))).toBe("")
+  })
+})
+
+describe("samplePoints (--sample)", () => {
+  const points = Array.from({ length: 40 }, (_, i) => ({ id: `capture db:update:payment#${i}` }))
+
+  it("draws the same N points for the same seed, in their order of discovery", () => {
+    const a = samplePoints(points, 7, 11)
+    expect(a).toHaveLength(7)
+    expect(samplePoints([...points].reverse(), 7, 11).map((p) => p.id).sort()).toEqual(a.map((p) => p.id).sort())
+    expect(a.map((p) => points.indexOf(p))).toEqual([...a.map((p) => points.indexOf(p))].sort((x, y) => x - y))
+  })
+
+  it("draws other points for another seed, and every point over enough seeds", () => {
+    expect(samplePoints(points, 7, 12)).not.toEqual(samplePoints(points, 7, 11))
+    const seen = new Set(Array.from({ length: 60 }, (_, seed) => samplePoints(points, 7, seed)).flat().map((p) => p.id))
+    expect(seen.size).toBe(points.length)
+  })
+
+  it("takes all of them with no sample or one as large", () => {
+    expect(samplePoints(points, null, 1)).toBe(points)
+    expect(samplePoints(points, 40, 1)).toBe(points)
   })
 })
