@@ -20,9 +20,15 @@ import {
  */
 
 const DEFAULT_SCHEDULE = "* * * * *"
-/** The whole sweep is one lock; it expires so a crashed instance cannot hold it forever. */
-const SWEEP_LOCK_KEY = "card-service:reconcile"
-const SWEEP_LOCK_SECONDS = 5 * 60
+/**
+ * The whole sweep is one lock, leased: renewed every third of its lease
+ * while the sweep runs, so a long pass keeps it, and an instance killed
+ * mid-sweep leaves it for 30 s at most, not the 5 minutes it was taken for
+ * before (issue 42: every point bench:crash-points reaches inside the
+ * sweep's own work left the next sweeps refused that long).
+ */
+export const SWEEP_LOCK_KEY = "card-service:reconcile"
+export const SWEEP_LEASE_SECONDS = 30
 /** While the service is down, wait 1, 2, 4 ... up to 30 minutes between sweeps. */
 const BACKOFF_BASE_MS = 60_000
 const BACKOFF_MAX_MS = 30 * 60_000
@@ -75,15 +81,19 @@ export async function runReconcileSweep(
   if (Date.now() < notBefore) return null
   const locking = container.resolve<ILockingModule>(Modules.LOCKING)
   const ownerId = randomUUID()
+  const lease = { ownerId, expire: SWEEP_LEASE_SECONDS }
   try {
-    await locking.acquire(SWEEP_LOCK_KEY, {
-      ownerId,
-      expire: SWEEP_LOCK_SECONDS,
-    })
+    await locking.acquire(SWEEP_LOCK_KEY, lease)
   } catch {
     // Another sweep is running (here or on another instance): one at a time.
     return null
   }
+  // Acquiring again as the same owner renews the lease (Medusa's providers).
+  const renewal = setInterval(
+    () => void locking.acquire(SWEEP_LOCK_KEY, lease).catch(() => undefined),
+    (SWEEP_LEASE_SECONDS * 1000) / 3
+  )
+  renewal.unref()
   try {
     const result = await traceSweep(() => sweepCardServicePayments(container))
     if (result.serviceDown) {
@@ -102,6 +112,7 @@ export async function runReconcileSweep(
     }
     return result
   } finally {
+    clearInterval(renewal)
     await locking.release(SWEEP_LOCK_KEY, { ownerId }).catch(() => undefined)
   }
 }

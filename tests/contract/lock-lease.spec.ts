@@ -4,6 +4,11 @@ import { Redis } from "ioredis"
 import { RedisLockingProvider } from "@medusajs/locking-redis/dist/services/redis-lock"
 import { startOwnRedis, type OwnRedis } from "../../scripts/lib/redis-server"
 import { leasedLock, LOCK_LEASE_SECONDS } from "../../src/lib/lock-lease"
+import { runReconcileSweep, SWEEP_LEASE_SECONDS, SWEEP_LOCK_KEY } from "../../src/jobs/card-service-reconcile"
+import { sweepCardServicePayments } from "../../src/reconciliation/sweep"
+
+jest.mock("../../src/reconciliation/sweep", () => ({ sweepCardServicePayments: jest.fn() }))
+jest.mock("../../src/observability/sweep-telemetry", () => ({ traceSweep: (run: () => unknown) => run() }))
 
 /**
  * Issue 42, bench:crash-points: an instance killed while settling a payment
@@ -71,4 +76,33 @@ describe("the plugin's locks with Medusa's Redis locking provider", () => {
     expect(second).toBe(false)
     await first
   }, 60_000)
+
+  describe("the sweep's lock", () => {
+    const sweepContainer = () =>
+      ({
+        resolve: (name: string) =>
+          name === "logger" ? { warn: () => undefined, info: () => undefined, error: () => undefined } : locking,
+      }) as never
+    const ttl = () => client.ttl(`lease-test:${SWEEP_LOCK_KEY}`)
+
+    it("is leased, renewed while a sweep runs longer than the lease's third, and released after it", async () => {
+      let finish = () => {}
+      jest.mocked(sweepCardServicePayments).mockImplementationOnce(
+        () => new Promise((resolve) => (finish = () => resolve({ examined: 0, actions: [], serviceDown: false })))
+      )
+      const running = runReconcileSweep(sweepContainer())
+      await new Promise((resolve) => setTimeout(resolve, 200))
+      // A dead sweeper's lock lapses within the lease (it was taken for 5 minutes).
+      expect(await ttl()).toBeGreaterThan(0)
+      expect(await ttl()).toBeLessThanOrEqual(SWEEP_LEASE_SECONDS)
+      await new Promise((resolve) => setTimeout(resolve, (SWEEP_LEASE_SECONDS / 3 + 2) * 1000))
+      // Renewed: more left than a lease taken once would have now.
+      expect(await ttl()).toBeGreaterThan(SWEEP_LEASE_SECONDS - (SWEEP_LEASE_SECONDS / 3 + 2))
+      // One sweep at a time meanwhile.
+      await expect(runReconcileSweep(sweepContainer())).resolves.toBeNull()
+      finish()
+      await expect(running).resolves.toMatchObject({ serviceDown: false })
+      expect(await ttl()).toBe(-2)
+    }, 60_000)
+  })
 })
