@@ -90,21 +90,47 @@ export class PaymentRecord {
    */
   async markCancel(paymentId: string | null, mark: Partial<CancelMark>): Promise<void> {
     if (!this.payments_ || !paymentId) return
+    const payments = this.payments_
     try {
-      const { metadata } = await this.payments_.retrieve(paymentId, { select: ["id", "metadata"] })
-      const cardService = (metadata?.card_service ?? {}) as Record<string, unknown>
-      await this.payments_.update({
-        id: paymentId,
-        metadata: { ...(metadata ?? {}), card_service: { ...cardService, cancel: { ...(cardService.cancel as object), ...mark } } },
+      await persistently(async () => {
+        const { metadata } = await payments.retrieve(paymentId, { select: ["id", "metadata"] })
+        const cardService = (metadata?.card_service ?? {}) as Record<string, unknown>
+        await payments.update({
+          id: paymentId,
+          metadata: { ...(metadata ?? {}), card_service: { ...cardService, cancel: { ...(cardService.cancel as object), ...mark } } },
+        })
       })
     } catch {
       // Medusa's own cancel goes on.
     }
   }
 
-  /** Writes `data` onto the payment, before Medusa does. A write that fails changes nothing: Medusa's own comes next. */
+  /**
+   * Writes `data` onto the payment, before Medusa does, trying again on a
+   * failure: a connection of the pool the database dropped while the
+   * service acted fails the next query on it, and the pool gives a live one
+   * to the next (bench:crash-points, `capture service:/capture#1 db-drop`:
+   * the one write failed, Medusa's too, and the capture the service made was
+   * remembered nowhere). A write that fails every time changes nothing:
+   * Medusa's own comes next.
+   */
   async write(paymentId: string | null, data: CardServiceSessionData): Promise<void> {
-    if (!this.payments_ || !paymentId) return
-    await this.payments_.update({ id: paymentId, data: data as unknown as Record<string, unknown> }).catch(() => undefined)
+    const payments = this.payments_
+    if (!payments || !paymentId) return
+    await persistently(() => payments.update({ id: paymentId, data: data as unknown as Record<string, unknown> })).catch(
+      () => undefined
+    )
+  }
+}
+
+/** Tries `write` up to four times, a quarter of a second apart. */
+export async function persistently<T>(write: () => Promise<T>, attempts = 4, pauseMs = 250): Promise<T> {
+  for (let attempt = 1; ; attempt++) {
+    try {
+      return await write()
+    } catch (error) {
+      if (attempt >= attempts) throw error
+      await new Promise((resolve) => setTimeout(resolve, pauseMs))
+    }
   }
 }
