@@ -39,9 +39,11 @@ jest.setTimeout(240_000)
  * 44 asks for 2 MB unpacked: what a store does not need (inline source maps
  * are about half of the code's bytes) is trimmed there. The ALLOWED and
  * FORBIDDEN lists are the guard against shipping another test folder; the
- * margin is for growth.
+ * margin is for growth. Raised to 660 kB, then 665 kB, for issue 42 (the
+ * crash recovery: the provider's record, the sweep's unlogged, orphaned
+ * and interrupted-cancel steps, and their docs): 661 kB packed then.
  */
-const BUDGET = { packedBytes: 660_000, unpackedBytes: 2_400_000 }
+const BUDGET = { packedBytes: 665_000, unpackedBytes: 2_400_000 }
 
 /** Everything a shipped path may be, and nothing else. */
 const ALLOWED = [
