@@ -282,6 +282,27 @@ medusaIntegrationTestRunner({
       expect(reversalsOf(payment)).toHaveLength(1)
     })
 
+    it("leaves alone a cancel that died before the release when the owner has captured since: nothing canceled, nothing refunded", async () => {
+      const { orderId, payment } = await checkoutToOrder(api, getContainer())
+      // The mark of a cancel whose instance died before it sent the reversal, an hour ago.
+      const requestedAt = new Date(Date.now() - 60 * 60_000).toISOString()
+      await sql(
+        `update "payment" set "metadata" = jsonb_build_object('card_service', jsonb_build_object('cancel', jsonb_build_object('requested_at', ?::text))) where "id" = ?`,
+        [requestedAt, payment.id]
+      )
+      // The owner went on with the order: a partial capture.
+      expect((await post(`/admin/payments/${payment.id}/capture`, { amount: 10 })).status).toBe(200)
+
+      const swept = await sweepAfterCancelGrace()
+
+      expect(sweptFor(swept, payment.id).filter((a) => String(a.status).startsWith("cancel_"))).toEqual([])
+      expect(await orderStatus(orderId)).not.toBe("canceled")
+      expect(reversalsOf(payment)).toHaveLength(0)
+      const kept = await paymentOfOrder(getContainer(), orderId)
+      expect(kept.canceled_at).toBeNull()
+      expect(kept.refunds).toHaveLength(0)
+    })
+
     it("leaves to the owner a cancel Medusa will no longer finish, booking the released approval as released", async () => {
       const { orderId, payment } = await checkoutToOrder(api, getContainer())
       await releasedThenDied(payment)
