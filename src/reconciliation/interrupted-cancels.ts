@@ -1,7 +1,7 @@
 import type { IPaymentModuleService, MedusaContainer } from "@medusajs/framework/types"
 import { ContainerRegistrationKeys, Modules } from "@medusajs/framework/utils"
 import { cancelOrder } from "../checkout/order-cancel"
-import { cancelMarkOf, type CancelMark } from "../providers/card-service/payment-record"
+import { cancelMarkOf, withCardServiceField, type CancelMark } from "../providers/card-service/payment-record"
 import { parseSessionData } from "../providers/card-service/session-data"
 import { PAYMENT_LOOKBACK_MS, type PaymentAction } from "./payment-followups"
 import type { Knex } from "./sweep-candidates"
@@ -143,13 +143,12 @@ async function noteCancel(
   const [row] = (await paymentModule.listPayments({ id: payment.id }, { select: ["id", "metadata"] })) as unknown as Array<{
     metadata: Record<string, unknown> | null
   }>
-  const metadata = row?.metadata ?? payment.metadata ?? {}
-  const cardService = (metadata.card_service ?? {}) as Record<string, unknown>
+  const metadata = row?.metadata ?? payment.metadata
   const mark: CancelMark = { ...(cancelMarkOf(metadata) as CancelMark), ...note, at: now.toISOString(), final: true }
   // updatePayment writes the row only (no provider call); its DTO type names fewer columns than the model has.
   await paymentModule.updatePayment({
     id: payment.id,
-    metadata: { ...metadata, card_service: { ...cardService, cancel: mark } },
+    metadata: withCardServiceField(metadata, "cancel", mark),
   } as Parameters<IPaymentModuleService["updatePayment"]>[0])
   return { payment_id: payment.id, status: note.status, message: note.message }
 }

@@ -1,3 +1,4 @@
+import { withCardServiceField } from "../providers/card-service/payment-record"
 import type {
   IPaymentModuleService,
   MedusaContainer,
@@ -587,10 +588,7 @@ async function notePayment(
   const paymentModule = container.resolve<IPaymentModuleService>(
     Modules.PAYMENT
   )
-  const metadata = {
-    ...(payment.metadata ?? {}),
-    card_service: { ...cardServiceMetadata(payment), [field]: next },
-  }
+  const metadata = withCardServiceField(payment.metadata, field, next)
   // updatePayment writes the row only (no provider call); its DTO type
   // names fewer columns than the model has.
   await paymentModule.updatePayment({

@@ -48,6 +48,20 @@ export type CancelMark = {
   final?: boolean
 }
 
+/**
+ * A payment's metadata with `card_service[field]` set to `value`, the rest
+ * kept: the one shape of the plugin's notes on a payment (capture, refund,
+ * cancel), written by the provider and the sweep alike.
+ */
+export function withCardServiceField(
+  metadata: Record<string, unknown> | null | undefined,
+  field: string,
+  value: unknown
+): Record<string, unknown> {
+  const cardService = (metadata?.card_service ?? {}) as Record<string, unknown>
+  return { ...(metadata ?? {}), card_service: { ...cardService, [field]: value } }
+}
+
 export function cancelMarkOf(metadata: unknown): CancelMark | undefined {
   const cardService = (metadata as { card_service?: { cancel?: CancelMark } } | null | undefined)?.card_service
   return cardService && typeof cardService === "object" ? cardService.cancel : undefined
@@ -94,10 +108,9 @@ export class PaymentRecord {
     try {
       await persistently(async () => {
         const { metadata } = await payments.retrieve(paymentId, { select: ["id", "metadata"] })
-        const cardService = (metadata?.card_service ?? {}) as Record<string, unknown>
         await payments.update({
           id: paymentId,
-          metadata: { ...(metadata ?? {}), card_service: { ...cardService, cancel: { ...(cardService.cancel as object), ...mark } } },
+          metadata: withCardServiceField(metadata, "cancel", { ...cancelMarkOf(metadata), ...mark }),
         })
       })
     } catch {
