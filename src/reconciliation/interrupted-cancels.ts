@@ -103,7 +103,9 @@ export async function finishInterruptedCancel(
 ): Promise<PaymentAction[]> {
   const paymentModule = container.resolve<IPaymentModuleService>(Modules.PAYMENT)
   const released = () => parseSessionData(payment.data)?.state === "canceled"
-  const canceled = orderCanceled ? true : await cancelOrder(container, orderId)
+  let canceled = orderCanceled ? true : await cancelOrder(container, orderId)
+  // Refused because the owner's own second cancel got there first: the order is canceled all the same.
+  if (canceled !== true && (await orderStatusOf(container, orderId)) === "canceled") canceled = true
   if (canceled !== true) {
     if (released() && !payment.canceled_at) await paymentModule.cancelPayment(payment.id)
     return [
@@ -130,6 +132,15 @@ export async function finishInterruptedCancel(
         : `the cancel of order ${orderId} stopped midway (its instance stopped or lost its database); finished: the order is canceled and its approval released`,
     }),
   ]
+}
+
+async function orderStatusOf(container: MedusaContainer, orderId: string): Promise<string | undefined> {
+  const { data } = await container.resolve(ContainerRegistrationKeys.QUERY).graph({
+    entity: "order",
+    fields: ["status"],
+    filters: { id: orderId },
+  })
+  return (data[0] as { status?: string } | undefined)?.status
 }
 
 async function noteCancel(
