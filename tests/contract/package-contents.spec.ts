@@ -41,9 +41,14 @@ jest.setTimeout(240_000)
  * FORBIDDEN lists are the guard against shipping another test folder; the
  * margin is for growth. Raised to 660 kB, then 665 kB, for issue 42 (the
  * crash recovery: the provider's record, the sweep's unlogged, orphaned
- * and interrupted-cancel steps, and their docs): 661 kB packed then.
+ * and interrupted-cancel steps, and their docs): 661 kB packed then, and
+ * 2.40 MB unpacked, 187 bytes over. Lowered for issue 44 to 500 kB / 1.8 MB
+ * (the issue asked for 2 MB unpacked) by leaving out the inline source maps
+ * Medusa's compiler writes into every file (scripts/strip-source-maps.js):
+ * 730 kB of 211 files, which took the package to 471 kB packed, 1.65 MB
+ * unpacked.
  */
-const BUDGET = { packedBytes: 665_000, unpackedBytes: 2_400_000 }
+const BUDGET = { packedBytes: 500_000, unpackedBytes: 1_800_000 }
 
 /** Everything a shipped path may be, and nothing else. */
 const ALLOWED = [
@@ -99,6 +104,16 @@ describe("the packed package", () => {
     ]) {
       expect(paths).toContain(required)
     }
+  })
+
+  it("ships its compiled code without the inline source maps Medusa's compiler writes", () => {
+    // A third of the bytes, and nothing a store reads (scripts/strip-source-maps.js).
+    const code = paths.filter((p) => /\.(c|m)?js$/.test(p))
+    expect(code.length).toBeGreaterThan(100)
+    const withMaps = code.filter((p) =>
+      fs.readFileSync(path.join(pack.dir, p), "utf8").includes("sourceMappingURL=")
+    )
+    expect(withMaps).toEqual([])
   })
 
   it("stays within its size budget", () => {
