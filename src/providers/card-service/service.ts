@@ -62,6 +62,12 @@ import { publicRecord, TransactionLookup } from "./transaction-lookup"
  */
 export default class CardServiceProviderService extends AbstractPaymentProvider<CardServiceOptions> {
   static identifier = "card-service"
+  /**
+   * What an admin or a storefront shows for the provider in place of its id
+   * (Medusa after 2.21 keeps it as the payment provider's display name;
+   * 2.12-2.21 ignore it).
+   */
+  static displayName = "Card service"
 
   /** medusa-config.ts's options as given: the defaults under the admin's settings. */
   protected readonly codeOptions_: Record<string, unknown>
