@@ -53,6 +53,26 @@ describe("the starter recipe", () => {
     }
   )
 
+  it("every count of the owner's lines in docs/storefront.md and README is the recipe's (#44: the docs said 21 and 23 for the same edits)", () => {
+    const README = fs.readFileSync(path.join(ROOT, "README.md"), "utf8")
+    const form = recipe.lineCounts("form") as { total: number; perFile: Record<string, number> }
+    const hosted = recipe.lineCounts("hosted") as { total: number; perFile: Record<string, number> }
+    const files = Object.keys(form.perFile)
+    const button = files.find((file) => file.includes("payment-button"))!
+    const [constants, payment, order] = ["constants.tsx", "payment/index.tsx", "order-completed-template.tsx"].map(
+      (name) => form.perFile[files.find((file) => file.endsWith(name))!]
+    )
+    expect(DOC).toContain(`**What a store owner writes: ${form.total} lines** with the card form, **${hosted.total}** with the hosted page`)
+    expect(DOC).toContain(
+      `${constants} in \`constants.tsx\`, ${payment} in the payment step, ${form.perFile[button]} (or ${hosted.perFile[button]}) in the review\nstep's \`PaymentButton\`, ${order} in the order page's template`
+    )
+    expect(DOC).toContain(`(here ${hosted.perFile[button]} lines there, not ${form.perFile[button]})`)
+    expect(README).toContain(`${form.total} lines in ${files.length} files of the starter's \`apps/storefront\` (${hosted.total} with the hosted page)`)
+    // No other count of the whole: a "(21 of them)" is what drifted.
+    const totals = [...`${DOC}\n${README}`.matchAll(/\((\d+) of them\)|every line \((\d+)/g)]
+    expect(totals).toEqual([])
+  })
+
   const edits = [...recipe.VARIANTS.form, ...recipe.VARIANTS.hosted].filter(
     (edit, i, all) => all.findIndex((e) => e.id === edit.id) === i
   )
