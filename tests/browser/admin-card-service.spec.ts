@@ -471,7 +471,9 @@ describe("admin screens of the card service", () => {
     await panel.screenshot({ path: path.join(SHOTS, "admin-payments-at-a-glance.png") })
     // docs/images/admin-payments-at-a-glance.png comes from this run, its
     // numbers the ones asserted above: written when asked for, so that a
-    // test run leaves the docs alone.
+    // test run leaves the docs alone. It ships in the package: compress it
+    // after (`pngquant --quality 60-85 --ext .png --force`; package-contents
+    // refuses a screenshot over 40 kB).
     if (process.env.CARD_SERVICE_DOC_IMAGES === "1") {
       fs.copyFileSync(path.join(SHOTS, "admin-payments-at-a-glance.png"), path.join(__dirname, "../../docs/images/admin-payments-at-a-glance.png"))
       fs.writeFileSync(path.join(SHOTS, "admin-payments-at-a-glance.json"), JSON.stringify(after, null, 2))

@@ -46,9 +46,11 @@ jest.setTimeout(240_000)
  * (the issue asked for 2 MB unpacked) by leaving out the inline source maps
  * Medusa's compiler writes into every file (scripts/strip-source-maps.js):
  * 730 kB of 211 files, which took the package to 471 kB packed, 1.65 MB
- * unpacked.
+ * unpacked; then the nine screenshots the shipped docs show went in,
+ * compressed from 656 kB to 188 kB (pngquant): 652 kB packed, 1.84 MB
+ * unpacked. Budget 680 kB / 1.95 MB, under the issue's 2 MB.
  */
-const BUDGET = { packedBytes: 500_000, unpackedBytes: 1_800_000 }
+const BUDGET = { packedBytes: 680_000, unpackedBytes: 1_950_000 }
 
 /** Everything a shipped path may be, and nothing else. */
 const ALLOWED = [
@@ -58,6 +60,7 @@ const ALLOWED = [
   /^CHANGELOG\.md$/,
   /^bin\/card-service-sandbox\.js$/,
   /^docs\/[a-z-]+\.md$/,
+  /^docs\/images\/[a-z0-9-]+\.png$/,
   /^\.medusa\/server\/src\/.+\.(js|mjs|d\.ts)$/,
 ]
 
@@ -178,9 +181,13 @@ describe("the packed package", () => {
     const dead: string[] = []
     for (const file of paths.filter((p) => p.endsWith(".md"))) {
       const text = fs.readFileSync(path.join(pack.dir, file), "utf8")
-      // Screenshots (docs/images) stay in the repository to keep the
-      // download small: image links are the one kind not followed here.
-      for (const [, target] of text.matchAll(/(?<!!\[[^\]]*)\]\(([^)\s]+)\)/g)) {
+      // Links, images and <img src>: the screenshots ship (#44: they were
+      // left out, and the installed docs showed broken images).
+      const targets = [
+        ...[...text.matchAll(/\]\(([^)\s]+)\)/g)].map((m) => m[1]),
+        ...[...text.matchAll(/<img[^>]*\ssrc="([^"]+)"/g)].map((m) => m[1]),
+      ]
+      for (const target of targets) {
         if (/^[a-z]+:/i.test(target) || target.startsWith("#")) continue
         const linked = path.posix.normalize(
           path.posix.join(path.posix.dirname(file), target.split("#")[0])
@@ -192,6 +199,21 @@ describe("the packed package", () => {
       }
     }
     expect(dead).toEqual([])
+  })
+
+  it("names no file outside the package: no path to the project's shared folder", () => {
+    // The docs once sent owners to ../shared/card-service-interface.md, in
+    // neither the repository nor the package (#44), as code, not as a link.
+    const outside = paths
+      .filter((p) => p.endsWith(".md"))
+      .filter((p) => /\.\.\/shared\//.test(fs.readFileSync(path.join(pack.dir, p), "utf8")))
+    expect(outside).toEqual([])
+  })
+
+  it("ships its screenshots compressed (pngquant --quality 60-85: a tenth of the budget for nine)", () => {
+    const images = pack.files.filter((file) => file.path.endsWith(".png"))
+    expect(images.length).toBeGreaterThan(0)
+    expect(images.filter((file) => file.size > 40_000).map((file) => `${file.path}: ${file.size}`)).toEqual([])
   })
 
   it("carries the MIT licence its package.json names", () => {
