@@ -2,7 +2,11 @@ import { medusaIntegrationTestRunner } from "@medusajs/test-utils"
 import type { HeldAnswer } from "../../src/sandbox"
 import { sweepCardServicePayments } from "../../src/reconciliation/sweep"
 import { UNLOGGED_AFTER_MS } from "../../src/reconciliation/payment-followups"
-import { CANCEL_GRACE_MS } from "../../src/reconciliation/interrupted-cancels"
+import {
+  CANCEL_GRACE_MS,
+  finishInterruptedCancel,
+  listInterruptedCancels,
+} from "../../src/reconciliation/interrupted-cancels"
 import { cardServiceProvider } from "../../src/checkout/provider-lookup"
 import { useCardServiceSandbox } from "../helpers/card-service-env"
 import { checkoutToOrder, paymentOfOrder } from "../helpers/checkout-flow"
@@ -301,6 +305,25 @@ medusaIntegrationTestRunner({
       const kept = await paymentOfOrder(getContainer(), orderId)
       expect(kept.canceled_at).toBeNull()
       expect(kept.refunds).toHaveLength(0)
+    })
+
+    it("counts a cancel the owner's own second cancel finished while the sweep was at it as finished, not as one left to the owner", async () => {
+      const { orderId, payment } = await checkoutToOrder(api, getContainer())
+      await releasedThenDied(payment)
+      const now = new Date(Date.now() + CANCEL_GRACE_MS + 5_000)
+      const [listed] = (await listInterruptedCancels(getContainer(), payment.provider_id, now)).filter((c) => c.payment.id === payment.id)
+      expect(listed).toEqual(expect.objectContaining({ orderId, orderCanceled: false }))
+      // Between the sweep's list and its cancel, the owner cancels again, and Medusa finishes it.
+      expect((await post(`/admin/orders/${orderId}/cancel`, {})).status).toBe(200)
+
+      const actions = await finishInterruptedCancel(getContainer(), listed, now)
+
+      expect(actions).toEqual([expect.objectContaining({ payment_id: payment.id, status: "cancel_recovered" })])
+      expect(await orderStatus(orderId)).toBe("canceled")
+      expect((await paymentOfOrder(getContainer(), orderId)).canceled_at).toBeTruthy()
+      expect(reversalsOf(payment)).toHaveLength(1)
+      const entries = (await owner.get(`/admin/card-service/reconciliation?payment_id=${payment.id}`)).data.entries
+      expect(entries.filter((e: { needs_action: boolean }) => e.needs_action)).toEqual([])
     })
 
     it("leaves to the owner a cancel Medusa will no longer finish, booking the released approval as released", async () => {
