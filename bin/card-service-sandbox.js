@@ -27,6 +27,9 @@ const USAGE = `Usage: card-service-sandbox [options]
                          (default permissive)
   --callback-knobs <json>  start-up callback knobs, as POST /_sandbox/callback-knobs
                          takes them, e.g. '{"drop":true}' or '{"retries":0}'
+  --latency-ms <n>       a round trip added to every request before it is
+                         handled, as a service across the internet (default 0)
+  --latency-jitter-ms <n>  up to this much more or less per request (default 0)
   --fault <json>         one fault queued at start, as POST /_sandbox/faults takes it,
                          e.g. '{"type":"destroy","count":2,"path":"/capture"}'
   --verbose              log one line per request to stderr
@@ -48,6 +51,8 @@ const OPTIONS = [
   "code-scoping",
   "callback-knobs",
   "fault",
+  "latency-ms",
+  "latency-jitter-ms",
 ]
 
 function parseArgs(argv, env) {
@@ -202,10 +207,22 @@ async function main() {
   }
   const log = (level) => (message) =>
     process.stderr.write(`[sandbox] ${level} ${message}\n`)
-  const { startSandbox, parseKnobs, parseFault } = loadSandbox()
+  const { startSandbox, parseKnobs, parseFault, parseLatency } = loadSandbox()
   // Checked as the /_sandbox/ endpoints check them, before anything starts.
   const knobs = json("callback-knobs", values["callback-knobs"], parseKnobs)
   const fault = json("fault", values.fault, parseFault)
+  const latency = {}
+  for (const [flag, key] of [
+    ["latency-ms", "ms"],
+    ["latency-jitter-ms", "jitterMs"],
+  ]) {
+    const ms = integer(flag, values[flag])
+    if (ms !== undefined) latency[key] = ms
+  }
+  const latencyProblem = parseLatency(latency)
+  if (typeof latencyProblem === "string") {
+    fail(`--latency-ms, --latency-jitter-ms: ${latencyProblem}`)
+  }
   const sandbox = await startSandbox({
     port: integer("port", values.port) ?? 0,
     host: values.host,
@@ -219,6 +236,7 @@ async function main() {
     callbackFormat: format,
     codeScoping: scoping,
     ...(knobs ? { callbackKnobs: knobs } : {}),
+    latency,
     logger: {
       debug: verbose ? log("debug") : undefined,
       info: log("info"),

@@ -62,11 +62,24 @@ function settings(env = process.env) {
   const dataDir = path.resolve(
     env.DEMO_DATA_DIR || path.join(ROOT, ".demo-data")
   )
+  /** A round trip the sandbox adds to every request: a card service across the internet. */
+  const millis = (name) => {
+    const text = env[name]
+    if (text === undefined || text === "") return 0
+    if (!/^\d+$/.test(text) || Number(text) > 60000) {
+      throw new DemoError(`${name} must be a whole number of milliseconds up to 60000, got ${JSON.stringify(text)}`)
+    }
+    return Number(text)
+  }
   return {
     externalStorefront: storefrontUrl(env.DEMO_STOREFRONT_URL),
     backendPort: port("DEMO_BACKEND_PORT", 9000),
     storefrontPort: port("DEMO_STOREFRONT_PORT", 8000),
     sandboxPort: port("DEMO_SANDBOX_PORT", 7070),
+    sandboxLatency: {
+      ms: millis("DEMO_SANDBOX_LATENCY_MS"),
+      jitterMs: millis("DEMO_SANDBOX_LATENCY_JITTER_MS"),
+    },
     dbPort: port("DEMO_DB_PORT", undefined),
     adminEmail: env.DEMO_ADMIN_EMAIL || "admin@example.com",
     adminPassword: env.DEMO_ADMIN_PASSWORD || "supersecret",
@@ -421,6 +434,7 @@ async function main() {
       sandboxLog.write(`${new Date().toISOString()} ${level} ${message}\n`)
     running.sandbox = await sandboxModule.startSandbox({
       port: config.sandboxPort,
+      latency: config.sandboxLatency,
       logger: {
         debug: write("debug"),
         info: write("info"),

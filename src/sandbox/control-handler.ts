@@ -2,10 +2,11 @@ import { IncomingMessage, ServerResponse } from "node:http"
 import { CallbackKnobs, DEFAULT_CALLBACK_KNOBS } from "./callback-delivery"
 import { FaultSpec } from "./fault-knobs"
 import { drain, mediaTypeOf, readBody, sendJson } from "./http-io"
+import { NetworkLatency, parseLatency } from "./network-latency"
 import { ReviewVerdict } from "./review-desk"
 
 /**
- * `POST /_sandbox/callback-knobs`, `/_sandbox/faults` and `/_sandbox/reset`:
+ * `POST /_sandbox/callback-knobs`, `/_sandbox/faults`, `/_sandbox/latency` and `/_sandbox/reset`:
  * the test controls reachable from outside the sandbox's process, so the demo,
  * a person at a terminal and black-box tests (a Medusa app in another process)
  * can lose a callback or make retrieve answer 503 without importing the
@@ -21,10 +22,12 @@ export type ControlTarget = {
     verdict?: ReviewVerdict
   ): Promise<{ transactionId: string; reasonCode: string } | undefined>
   setCallbackKnobs(knobs: Partial<CallbackKnobs>): void
+  setLatency(latency: Partial<NetworkLatency>): void
   injectFault(fault: FaultSpec): void
   resetKnobs(): void
   reset(): void
   readonly callbackKnobs: CallbackKnobs
+  readonly latency: NetworkLatency
 }
 
 export async function handleControl(
@@ -43,7 +46,7 @@ export async function handleControl(
   // `reviews/{transactionId}`: one review's verdict.
   const reviewOf = /^reviews\/(\d{1,64})$/.exec(path)?.[1]
   const name = reviewOf ? "reviews" : path
-  if (!["callback-knobs", "faults", "reset", "reviews"].includes(name)) {
+  if (!["callback-knobs", "faults", "latency", "reset", "reviews"].includes(name)) {
     await drain(req)
     return sendJson(res, 404, { error: "not_found" })
   }
@@ -94,6 +97,12 @@ export async function handleControl(
     return concluded
       ? sendJson(res, 200, { review: concluded })
       : sendJson(res, 404, { error: "no_open_review" })
+  }
+  if (name === "latency") {
+    const latency = parseLatency(body)
+    if (typeof latency === "string") return sendJson(res, 400, { error: "invalid_body", message: latency })
+    target.setLatency(latency)
+    return sendJson(res, 200, { latency: { ...target.latency } })
   }
   const parsed = name === "callback-knobs" ? parseKnobs(body) : parseFault(body)
   if (typeof parsed === "string") {

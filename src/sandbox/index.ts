@@ -14,6 +14,8 @@ export { DEFAULT_CALLBACK_KNOBS } from "./callback-delivery"
 export type { FaultSpec, HeldAnswer, HoldSpec } from "./fault-knobs"
 export type { OpenReview, ReviewVerdict } from "./review-desk"
 export { parseFault, parseKnobs } from "./control-handler"
+export type { NetworkLatency } from "./network-latency"
+export { parseLatency } from "./network-latency"
 export type { SandboxRequest } from "./request-log"
 export type {
   TransactionRecord,

@@ -1,4 +1,5 @@
 import { CallbackKnobs } from "./callback-delivery"
+import { NetworkLatency } from "./network-latency"
 
 export type SandboxCredentials = {
   clientCode: string
@@ -54,6 +55,11 @@ export type SandboxOptions = {
    * others wait for a free connection. Default 16.
    */
   callbackConnections?: number
+  /**
+   * A round trip added to every request before it is handled, with jitter
+   * (network-latency.ts): a service across the internet. Default none.
+   */
+  latency?: Partial<NetworkLatency>
   /** The clock behind verification lifetimes, the 104 window, expiry and settlement. */
   now?: () => number
   /** Receives one line per request at debug level; never card numbers or secrets. */

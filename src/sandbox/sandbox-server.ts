@@ -5,10 +5,12 @@ import {
   ServerResponse,
 } from "node:http"
 import { AddressInfo } from "node:net"
+import { setTimeout as sleep } from "node:timers/promises"
 import { CONTROL_PREFIX, handleControl } from "./control-handler"
 import { followOn, isFollowOnPath } from "./follow-on-handler"
 import { drain, pathOf, sendJson } from "./http-io"
 import { serveJson } from "./json-endpoint"
+import { drawDelay } from "./network-latency"
 import { handleOrderStart } from "./payment-request-handler"
 import { retrieve, RETRIEVE_PREFIX } from "./retrieve-handler"
 import { SandboxOptions } from "./sandbox-options"
@@ -75,6 +77,10 @@ export class CardServiceSandbox extends SandboxTestControls {
   ): Promise<void> {
     const ctx = this.context
     const pathname = pathOf(req)
+    if (!pathname.startsWith(CONTROL_PREFIX)) {
+      const delay = drawDelay(this.latency)
+      if (delay > 0) await sleep(delay)
+    }
     if (pathname === "/authorize") {
       return serveJson(ctx, req, res, pathname, "GET", false, () =>
         authorize(ctx, req)

@@ -20,6 +20,7 @@ import {
   SandboxOptions,
   SILENT_LOGGER,
 } from "./sandbox-options"
+import { NetworkLatency, NO_LATENCY } from "./network-latency"
 import { ChallengeSessions, VerificationCodes } from "./session-store"
 import { DEFAULT_CARD_BEHAVIOUR, findTestCard } from "./test-cards"
 import {
@@ -49,6 +50,8 @@ export class SandboxTestControls {
   reviewAfterMs: number | undefined
   /** What a code posted in a form is good for (CodeScoping); can be changed at runtime. */
   codeScoping: CodeScoping
+  /** The round trip every request waits before it is handled (network-latency.ts); setLatency changes it. */
+  readonly latency: NetworkLatency
 
   protected readonly context: SandboxContext
   protected readonly requestLog = new RequestLog()
@@ -71,6 +74,7 @@ export class SandboxTestControls {
     }
     this.clockBase = options.now ?? Date.now
     this.reviewAfterMs = options.reviewAfterMs
+    this.latency = { ...NO_LATENCY, ...options.latency }
     const logger = options.logger ?? SILENT_LOGGER
     const context: Omit<SandboxContext, "reviews"> = {
       credentials: this.credentials,
@@ -132,6 +136,11 @@ export class SandboxTestControls {
     })
   }
 
+  /** Changes the round trip added to every request (the start-up one comes back on resetKnobs). */
+  setLatency(latency: Partial<NetworkLatency>): void {
+    Object.assign(this.latency, latency)
+  }
+
   /** Queues a fault for the next matching JSON request(s). */
   injectFault(fault: FaultSpec): void {
     this.context.faults.add(fault)
@@ -151,12 +160,13 @@ export class SandboxTestControls {
     this.context.holds.add(spec)
   }
 
-  /** Back to the start-up knobs: callback knobs, per-reference knobs and faults. */
+  /** Back to the start-up knobs: callback knobs, per-reference knobs, faults and the latency. */
   resetKnobs(): void {
     Object.assign(this.callbackKnobs, DEFAULT_CALLBACK_KNOBS, {
       format: this.defaultCallbackFormat,
       ...this.options.callbackKnobs,
     })
+    Object.assign(this.latency, NO_LATENCY, this.options.latency)
     this.knobsByReference.clear()
     this.context.faults.clear()
     this.context.holds.clear()

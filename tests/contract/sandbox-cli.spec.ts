@@ -142,6 +142,23 @@ describe("bin/card-service-sandbox.js", () => {
     }
   })
 
+  it("--latency-ms and --latency-jitter-ms (or their variables) add a round trip to every request (#43)", async () => {
+    const ready = await start(["--port", "0", "--latency-jitter-ms", "10"], { CARD_SERVICE_SANDBOX_LATENCY_MS: "200" })
+    const started = performance.now()
+    const answer = await call(ready.url, "GET", "/")
+    expect(answer.status).toBe(200)
+    expect(performance.now() - started).toBeGreaterThanOrEqual(189)
+  })
+
+  it("refuses a latency over a minute with exit code 2, naming it", async () => {
+    child = spawn(process.execPath, [BIN, "--latency-ms", "90000"], { stdio: "pipe" })
+    let stderr = ""
+    child.stderr!.on("data", (chunk) => (stderr += chunk))
+    const [code] = await once(child, "exit")
+    expect(code).toBe(2)
+    expect(stderr).toContain("ms must be a whole number from 0 to 60000")
+  })
+
   it("refuses a --code-scoping other than permissive or scoped with exit code 2", async () => {
     child = spawn(process.execPath, [BIN, "--code-scoping", "strict"], { stdio: "pipe" })
     const [code] = await once(child, "exit")

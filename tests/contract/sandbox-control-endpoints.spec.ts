@@ -42,6 +42,30 @@ describe("sandbox control endpoints", () => {
     await merchant.close()
   })
 
+  it("adds a round trip to every request but the controls' own, set by /_sandbox/latency and undone by reset (#43)", async () => {
+    const timed = async (request: () => Promise<unknown>) => {
+      const started = performance.now()
+      await request()
+      return performance.now() - started
+    }
+    const set = await post(sandbox, "/_sandbox/latency", { ms: 150, jitterMs: 10 })
+    expect(set.status).toBe(200)
+    expect(set.json).toEqual({ latency: { ms: 150, jitterMs: 10 } })
+
+    expect(await timed(() => authorize(sandbox))).toBeGreaterThanOrEqual(139)
+    expect(await timed(() => call(sandbox.url, "GET", "/"))).toBeGreaterThanOrEqual(139)
+    // The controls answer at once: a test steering a slow sandbox is not slowed.
+    expect(await timed(() => post(sandbox, "/_sandbox/callback-knobs", {}))).toBeLessThan(100)
+
+    const refused = await post(sandbox, "/_sandbox/latency", { ms: -5 })
+    expect(refused.status).toBe(400)
+    expect(refused.json.message).toBe("ms must be a whole number from 0 to 60000")
+
+    expect((await post(sandbox, "/_sandbox/reset")).status).toBe(200)
+    expect(sandbox.latency).toEqual({ ms: 0, jitterMs: 0 })
+    expect(await timed(() => authorize(sandbox))).toBeLessThan(100)
+  })
+
   it("merges callback knobs into the global knobs: a dropped callback never reaches the merchant", async () => {
     const answer = await post(sandbox, "/_sandbox/callback-knobs", {
       drop: true,
