@@ -78,6 +78,20 @@ medusaIntegrationTestRunner({
         expect(sandbox().callbacks().filter((c) => c.url.includes(session.id)).map((c) => c.status)).toEqual([200])
       })
 
+      it("asks the service once on the way from the callback to the order: the settlement's retrieve, which the completion takes on (#43)", async () => {
+        const { cart, transactionId, session } = await approveSilently()
+        const before = sandbox().retrievesOf(transactionId).length
+
+        expect((await postCallback(session.id, resultBody(transactionId))).status).toBe(200)
+
+        const orderId = await orderOfCart(getContainer(), cart.id)
+        expect(orderId).toMatch(/^order_/)
+        expect(sandbox().retrievesOf(transactionId).length - before).toBe(1)
+        const payment = await paymentOfOrder(getContainer(), orderId as string)
+        expect(payment.data).toMatchObject({ state: "authorized", transaction_id: transactionId, verified: null })
+        expect(payment.data.card).toEqual({ type: "VISA", suffix: expect.stringMatching(/^\d{4}$/) })
+      })
+
       it("completes the order from the return when the callback never comes", async () => {
         const { store, cart, session } = await cartWithSession(api, getContainer())
         sandbox().setCallbackKnobs({ drop: true })

@@ -78,6 +78,7 @@ export async function attachTransaction(
         email: email ?? data.email,
         failure: { code: "mismatch", message: verdict.reason },
         state: "failed",
+        verified: null,
       },
     }
   }
@@ -97,6 +98,9 @@ export async function attachTransaction(
       email: email ?? data.email,
       failure,
       state: failure && !underReview ? "failed" : "pending",
+      // What this retrieve verified, so that authorizePayment need not ask
+      // again (session-seal.ts, VerifiedApproval).
+      verified: verdict.outcome === "approved" ? provider.sealer.sealVerified(data, record, Date.now()) : null,
     },
   }
 }

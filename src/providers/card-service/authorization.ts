@@ -21,6 +21,7 @@ import {
   isUnderReview,
 } from "./status-mapping"
 import { ordersOnHoldSupported } from "./orders-on-hold"
+import type { SessionSealer } from "./session-seal"
 import type { TransactionLookup } from "./transaction-lookup"
 
 /**
@@ -34,7 +35,8 @@ export class Authorization {
     private readonly lookup_: TransactionLookup,
     private readonly followOns_: FollowOns,
     private readonly reversal_: ApprovalReversal,
-    private readonly options_: Pick<CardServiceOptions, "autoCapture">
+    private readonly options_: Pick<CardServiceOptions, "autoCapture">,
+    private readonly sealer_: Pick<SessionSealer, "verifiedHolds">
   ) {}
 
   /**
@@ -55,9 +57,29 @@ export class Authorization {
       capture: null,
       refunded_amount: 0,
       transactions: [],
+      // Spent here: what an authorization returns carries none forward.
+      verified: null,
     }
     if (!session.transaction_id) {
       return { status: PaymentSessionStatus.PENDING, data: session }
+    }
+    // The settlement's retrieve, carried sealed: one round trip to the
+    // service per checkout, not two (issue 43). Anything it does not hold
+    // for (forged, another session's, another transaction's, stale) asks.
+    const verified = stored.verified
+    if (this.sealer_.verifiedHolds(session, verified, Date.now())) {
+      return this.approved(
+        session,
+        {
+          transactionId: verified.transaction_id,
+          reasonCode: verified.reason_code,
+          cardType: verified.card_type,
+          cardSuffix: verified.card_suffix,
+          amount: session.amount,
+        },
+        key,
+        stored
+      )
     }
     const record = await this.lookup_.known(session.transaction_id)
     if (!record) {
@@ -95,7 +117,21 @@ export class Authorization {
       case "approved":
         break
     }
+    return this.approved(
+      session,
+      { ...record, amount: fromServiceAmount(record.amount, session.currency_code) },
+      key,
+      stored
+    )
+  }
 
+  /** An approval of the session's amount: authorized, or captured at once with autoCapture. */
+  private async approved(
+    session: CardServiceSessionData,
+    record: Approval,
+    key: string | undefined,
+    stored: CardServiceSessionData
+  ): Promise<AuthorizePaymentOutput> {
     const approved = approvedSession(session, record)
     if (!this.options_.autoCapture) {
       return { status: PaymentSessionStatus.AUTHORIZED, data: approved }
@@ -168,9 +204,15 @@ function failed(
   }
 }
 
+/** What an approval is, from the service's record or the settlement's verified copy of it. */
+type Approval = Pick<TransactionRecord, "transactionId" | "reasonCode" | "cardType" | "cardSuffix"> & {
+  /** In major units, as Medusa counts it. */
+  amount: number
+}
+
 function approvedSession(
   session: CardServiceSessionData,
-  record: TransactionRecord
+  record: Approval
 ): CardServiceSessionData {
   return {
     ...session,
@@ -182,7 +224,7 @@ function approvedSession(
       operation: "authorization",
       decision: "ACCEPT",
       reason_code: record.reasonCode,
-      amount: fromServiceAmount(record.amount, session.currency_code),
+      amount: record.amount,
     }),
   }
 }

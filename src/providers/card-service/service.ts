@@ -154,7 +154,7 @@ export default class CardServiceProviderService extends AbstractPaymentProvider<
     this.lookup_ = lookup
     this.reversal_ = reversal
     this.followOns_ = followOns
-    this.authorization_ = new Authorization(lookup, followOns, reversal, parsed)
+    this.authorization_ = new Authorization(lookup, followOns, reversal, parsed, sealer)
     this.orphans_ = new OrphanRelease(lookup, reversal, sealer, logger, this.medusaTerms_)
   }
 

@@ -121,6 +121,8 @@ export class SessionBuilder {
       ...fresh,
       return_to: allowedReturnUrl(this.options_, current.return_to),
       transaction_id: current.transaction_id,
+      // Checked where it is used (verifiedHolds): bound to this transaction.
+      verified: current.verified ?? null,
       email: current.email ?? fresh.email,
       failure: current.failure,
       // A failure is final unless the service has the payment under review.

@@ -1,4 +1,5 @@
 import { z } from "zod"
+import type { VerifiedApproval } from "./session-seal"
 
 /**
  * The shape of the provider's payment-session and payment data.
@@ -96,6 +97,12 @@ export type CardServiceSessionData = {
   } | null
   refunded_amount: number
   transactions: TransactionLogEntry[]
+  /**
+   * What the settlement's retrieve verified of the approval it attached,
+   * sealed (session-seal.ts): authorizePayment takes it instead of asking the
+   * service again while it is fresh. Absent or null: ask the service.
+   */
+  verified?: VerifiedApproval | null
 }
 
 const LogEntrySchema = z.object({
@@ -146,6 +153,17 @@ export const SessionDataSchema = z.object({
     .nullable(),
   refunded_amount: z.number(),
   transactions: z.array(LogEntrySchema),
+  verified: z
+    .object({
+      transaction_id: z.string().min(1),
+      reason_code: z.string(),
+      card_type: z.string(),
+      card_suffix: z.string(),
+      at: z.number().int(),
+      mac: z.string().min(1),
+    })
+    .nullable()
+    .optional(),
 })
 
 /** Parses untrusted session data; null when it is not this provider's shape. */

@@ -22,6 +22,34 @@ export type SealedTerms = {
   amountMinor: string
 }
 
+/**
+ * What the settlement's retrieve verified of an approval, carried in the
+ * session data to authorizePayment (issue 43) so that Medusa's completion
+ * of the cart does not ask the service a second time. Only the server can
+ * make `mac`; it binds the session, its sealed terms, the transaction and
+ * what the service said of it, and `at` bounds how long it stands in for
+ * the service's record (VERIFIED_FRESH_MS).
+ */
+export type VerifiedApproval = {
+  transaction_id: string
+  reason_code: string
+  card_type: string
+  card_suffix: string
+  /** When the service's record was read (ms since the epoch). */
+  at: number
+  mac: string
+}
+
+/**
+ * How long a verified approval stands in for the service's record: the
+ * settlement completes the cart right after its retrieve, so a minute is
+ * ample; a completion that waited longer (another one's cart lock) asks the
+ * service again.
+ */
+export const VERIFIED_FRESH_MS = 60_000
+
+type VerifiedTerms = { session_id: string; currency_code: string; amount_minor: string }
+
 export class SessionSealer {
   private readonly key_: Buffer
 
@@ -53,6 +81,56 @@ export class SessionSealer {
 
   verifySeal(terms: SealedTerms, seal: unknown): boolean {
     return typeof seal === "string" && safeEqual(this.seal(terms), seal)
+  }
+
+  /** A verified approval of `record` for `session`, read from the service at `at`. */
+  sealVerified(
+    session: VerifiedTerms,
+    record: { transactionId: string; reasonCode: string; cardType: string; cardSuffix: string },
+    at: number
+  ): VerifiedApproval {
+    const verified = {
+      transaction_id: record.transactionId,
+      reason_code: record.reasonCode,
+      card_type: record.cardType,
+      card_suffix: record.cardSuffix,
+      at,
+    }
+    return { ...verified, mac: this.verifiedMac(session, verified) }
+  }
+
+  /**
+   * Whether `verified` was made here for this session's terms and the
+   * transaction it names, and is fresh at `now`. Anything else (missing,
+   * forged, from another session or transaction, stale, from the future) is
+   * not, and the service is asked instead.
+   */
+  verifiedHolds(
+    session: VerifiedTerms & { transaction_id: string | null },
+    verified: VerifiedApproval | null | undefined,
+    now: number
+  ): verified is VerifiedApproval {
+    if (!verified || !session.transaction_id || verified.transaction_id !== session.transaction_id) return false
+    const age = now - verified.at
+    if (!(age >= -5_000 && age <= VERIFIED_FRESH_MS)) return false
+    return safeEqual(this.verifiedMac(session, verified), verified.mac)
+  }
+
+  private verifiedMac(session: VerifiedTerms, v: Omit<VerifiedApproval, "mac">): string {
+    return this.mac(
+      [
+        "verified",
+        session.session_id,
+        session.currency_code.toLowerCase(),
+        session.amount_minor,
+        v.transaction_id,
+        v.reason_code,
+        v.card_type,
+        v.card_suffix,
+        String(v.at),
+      ].join("|"),
+      SEAL_LENGTH
+    )
   }
 
   /**
