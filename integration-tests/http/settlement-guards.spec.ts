@@ -1,4 +1,8 @@
+import { Modules } from "@medusajs/framework/utils"
 import { medusaIntegrationTestRunner } from "@medusajs/test-utils"
+import { attachToSession, attachTransaction } from "../../src/checkout/attach-transaction"
+import { cardServiceProvider } from "../../src/checkout/provider-lookup"
+import { CARD_SERVICE_PROVIDER_ID } from "../helpers/seed-store"
 import { request } from "undici"
 import { postPaymentForm } from "../helpers/browser-step"
 import { useCardServiceSandbox } from "../helpers/card-service-env"
@@ -68,6 +72,22 @@ medusaIntegrationTestRunner({
       return { store, cart, session, firstTab, secondTab }
     }
 
+    /**
+     * The approval attached to the session, and the cart not an order: the
+     * settlement's write, with its instance stopped before it completed the
+     * cart. (Before a checkout asked the service once, issue 43, the tests
+     * made this state by failing authorizePayment's own retrieve; the
+     * completion no longer retrieves a fresh approval.)
+     */
+    const attachedWithoutOrder = async (sessionId: string, transactionId: string) => {
+      const provider = cardServiceProvider(getContainer(), CARD_SERVICE_PROVIDER_ID)
+      const payment = getContainer().resolve(Modules.PAYMENT)
+      const stored = await payment.retrievePaymentSession(sessionId)
+      const attached = await attachTransaction(provider, provider.verifySession(stored.data, stored.id)!, transactionId, null)
+      if (attached.kind !== "attached" || attached.data.state !== "pending") throw new Error("the approval was not attached")
+      await attachToSession(payment, provider, stored, attached.data)
+    }
+
     describe("a later result of this session reported after its approval (a second tab's card)", () => {
       it.each([
         ["a decline", CARDS.declined, (fields: Record<string, string>) => fields, "declined", []],
@@ -86,13 +106,8 @@ medusaIntegrationTestRunner({
           const approved = await postPaymentForm(firstTab, CARDS.approved)
           const approval = transactionOf(approved.serviceLocation)
 
-          // The approval is attached, but the service fails Medusa's own check
-          // while the cart is completed (every try of the client): the callback
-          // asks to be delivered again, and the cart is not an order yet.
-          sandbox().injectFault({ type: "delay", ms: 0, count: 1, path: "/payment/retrieve" })
-          sandbox().injectFault({ type: "status", status: 503, count: 3, path: "/payment/retrieve" })
-          const firstDelivery = await postCallback(session.id, approval)
-          expect(firstDelivery.status).toBe(503)
+          // The approval is attached, and the cart is not an order yet.
+          await attachedWithoutOrder(session.id, approval)
           expect(await orderOfCart(getContainer(), cart.id)).toBeNull()
 
           // The second tab pays, and comes back.
@@ -128,9 +143,7 @@ medusaIntegrationTestRunner({
         // Both tabs load the pay page before either pays.
         const { cart, session, firstTab, secondTab } = await cartInTwoTabs()
         const approval = transactionOf((await postPaymentForm(firstTab, CARDS.approved)).serviceLocation)
-        sandbox().injectFault({ type: "delay", ms: 0, count: 1, path: "/payment/retrieve" })
-        sandbox().injectFault({ type: "status", status: 503, count: 3, path: "/payment/retrieve" })
-        expect((await postCallback(session.id, approval)).status).toBe(503)
+        await attachedWithoutOrder(session.id, approval)
         const declined = await postPaymentForm(secondTab, CARDS.declined)
 
         // The decline's own record is read; the approval's record is not
