@@ -1,6 +1,7 @@
 import { CallBudgetExceeded } from "../../../src/checkout/call-budget"
 import {
   FORM_CODE_REUSE_MS,
+  SPARE_FRESH_MS,
   formCodeFor,
 } from "../../../src/checkout/form-codes"
 import type CardServiceProviderService from "../../../src/providers/card-service/service"
@@ -38,8 +39,9 @@ describe("formCodeFor: a session's form code", () => {
 
     expect(new Set(first)).toEqual(new Set(["code-1"]))
     expect(stillSame).toBe("code-1")
-    expect(renewed).toBe("code-2")
-    expect(minted()).toBe(2)
+    // code-2 is the spare minted behind code-1, too old by now to hand out.
+    expect(renewed).toBe("code-3")
+    expect(minted()).toBe(4)
   })
 
   it("is per session", async () => {
@@ -62,9 +64,11 @@ describe("formCodeFor: a session's form code", () => {
     await expect(formCodeFor(provider, "payses_A")).rejects.toThrow(
       "service down"
     )
+    // The spare minted behind it failed too, and is not handed out.
+    await new Promise((resolve) => setImmediate(resolve))
     fail = false
     await expect(formCodeFor(provider, "payses_A")).resolves.toBe("code-ok")
-    expect(minted()).toBe(2)
+    expect(minted()).toBe(4)
   })
 
   it("is not minted beyond the anonymous call budget", async () => {
@@ -81,6 +85,56 @@ describe("formCodeFor: a session's form code", () => {
       (o) => o.status === "rejected"
     ) as PromiseRejectedResult
     expect(refused.reason).toBeInstanceOf(CallBudgetExceeded)
-    expect(minted()).toBe(5)
+    // One per session let through, and the spare left over.
+    expect(minted()).toBe(6)
+  })
+})
+
+describe("formCodeFor: the spare minted ahead (#43)", () => {
+  /** A client whose GET /authorize answers only when the test says so. */
+  function slowService() {
+    const pending: Array<(code: string) => void> = []
+    let n = 0
+    const { provider, minted } = fakeProvider(
+      () => new Promise<string>((resolve) => pending.push(() => resolve(`code-${++n}`)))
+    )
+    const answerAll = () => pending.splice(0).forEach((answer) => answer(""))
+    return { provider, minted, answerAll }
+  }
+
+  it("gives a new session the code minted behind the last one: its page waits on no GET /authorize", async () => {
+    const { provider, minted, answerAll } = slowService()
+    const first = formCodeFor(provider, "payses_A")
+    answerAll()
+    expect(await first).toBe("code-1")
+    expect(minted()).toBe(2)
+
+    // The spare (code-2) is already answered: the second session gets it at once.
+    const second = await formCodeFor(provider, "payses_B")
+
+    expect(second).toBe("code-2")
+    // And another spare is on its way behind it: still one call per new session.
+    expect(minted()).toBe(3)
+  })
+
+  it("mints anew for a session when the spare is older than SPARE_FRESH_MS, so its minute of reuse stays whole", async () => {
+    let n = 0
+    const { provider, minted } = fakeProvider(async () => `code-${++n}`)
+    let now = 5_000_000
+    expect(await formCodeFor(provider, "payses_A", () => now)).toBe("code-1")
+
+    now += SPARE_FRESH_MS
+    const late = await formCodeFor(provider, "payses_B", () => now)
+
+    expect(late).toBe("code-3")
+    expect(minted()).toBe(4)
+  })
+
+  it("gives each session its own code: the spare goes to one session only", async () => {
+    let n = 0
+    const { provider } = fakeProvider(async () => `code-${++n}`)
+    const codes = []
+    for (const id of ["payses_A", "payses_B", "payses_C"]) codes.push(await formCodeFor(provider, id))
+    expect(new Set(codes).size).toBe(3)
   })
 })
