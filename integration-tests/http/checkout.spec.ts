@@ -4,6 +4,7 @@ import { useCardServiceSandbox } from "../helpers/card-service-env"
 import { NAVIGATION_HEADERS, payLikeABrowser } from "../helpers/browser-step"
 import { CARDS, cartWithSession, orderOfCart, paymentOfOrder } from "../helpers/checkout-flow"
 import { sweepCardServicePayments } from "../../src/reconciliation/sweep"
+import type { HeldAnswer } from "../../src/sandbox"
 
 jest.setTimeout(120_000)
 
@@ -573,12 +574,23 @@ medusaIntegrationTestRunner({
 
       it("still makes the order when the copy settling it fails: that copy answers 503 and the noted hint is settled by the sweep", async () => {
         const { cart, transactionId, session } = await approveSilently()
-        // The first copy's check is held, then the service fails Medusa's own
-        // check while the cart is completed (every try of the client).
-        sandbox().injectFault({ type: "delay", ms: 3000, path: "/payment/retrieve" })
+        // The first copy's check is held; the second copy arrives; then the
+        // check's connection is cut and every try after it meets the service
+        // failing. (Before a checkout asked the service once, issue 43, the
+        // failure was Medusa's own check while the cart was completed.)
+        let held: HeldAnswer | undefined
+        sandbox().holdAnswer({ path: `/payment/retrieve`, onHold: (answer) => (held = answer) })
+        const answered: string[] = []
+        const firstCopy = postCallback(session.id, resultBody(transactionId)).then((answer) => {
+          answered.push("first")
+          return answer
+        })
+        while (!held) await new Promise((resolve) => setTimeout(resolve, 20))
+        const second = await postCallback(session.id, resultBody(transactionId))
+        answered.push("second")
         sandbox().injectFault({ type: "status", status: 503, count: 3, path: "/payment/retrieve" })
-
-        const { first, second, answered } = await duplicateDuringSettlement(transactionId, session.id)
+        held.drop()
+        const first = await firstCopy
 
         expect(second.status).toBe(200)
         expect(answered).toEqual(["second", "first"])
