@@ -1,6 +1,8 @@
 import {
   SessionSealer,
+  VERIFIED_FRESH_MS,
   type SealedTerms,
+  type VerifiedApproval,
 } from "../../../src/providers/card-service/session-seal"
 
 const SESSION = "payses_01JZ8Q3V6X7Y8Z9A0B1C2D3E4F"
@@ -169,3 +171,60 @@ function flip(value: string): string {
   const last = value.at(-1)
   return `${value.slice(0, -1)}${last === "A" ? "B" : "A"}`
 }
+
+describe("SessionSealer.verifiedHolds: the settlement's verified approval (#43)", () => {
+  const session = { session_id: SESSION, currency_code: "eur", amount_minor: "1050", transaction_id: "7001" }
+  const record = { transactionId: "7001", reasonCode: "100", cardType: "VISA", cardSuffix: "1000" }
+  const at = 1_800_000_000_000
+  const verified = sealer.sealVerified(session, record, at)
+
+  it("holds for the session, terms and transaction it was made for, while fresh", () => {
+    expect(verified).toEqual(expect.objectContaining({ transaction_id: "7001", reason_code: "100", at }))
+    expect(sealer.verifiedHolds(session, verified, at)).toBe(true)
+    expect(sealer.verifiedHolds(session, verified, at + VERIFIED_FRESH_MS)).toBe(true)
+    // A few seconds of another instance's clock running behind.
+    expect(sealer.verifiedHolds(session, verified, at - 5_000)).toBe(true)
+  })
+
+  it("does not hold once stale, or from further in the future than clocks differ", () => {
+    expect(sealer.verifiedHolds(session, verified, at + VERIFIED_FRESH_MS + 1)).toBe(false)
+    expect(sealer.verifiedHolds(session, verified, at - 5_001)).toBe(false)
+  })
+
+  it("does not hold when there is none, or the session has no transaction", () => {
+    expect(sealer.verifiedHolds(session, null, at)).toBe(false)
+    expect(sealer.verifiedHolds(session, undefined, at)).toBe(false)
+    expect(sealer.verifiedHolds({ ...session, transaction_id: null }, verified, at)).toBe(false)
+  })
+
+  it.each<[string, Partial<typeof session>]>([
+    ["another session", { session_id: OTHER_SESSION }],
+    ["another currency", { currency_code: "usd" }],
+    ["another amount", { amount_minor: "1051" }],
+    ["another transaction", { transaction_id: "7002" }],
+  ])("does not hold for %s", (_, change) => {
+    expect(sealer.verifiedHolds({ ...session, ...change }, verified, at)).toBe(false)
+  })
+
+  it.each<[string, Partial<VerifiedApproval>]>([
+    ["another transaction named", { transaction_id: "7002" }],
+    ["another reason code", { reason_code: "480" }],
+    ["another card type", { card_type: "MASTERCARD" }],
+    ["another card", { card_suffix: "0000" }],
+    ["another time", { at: at + 1 }],
+    ["another mac", { mac: "x".repeat(22) }],
+  ])("does not hold with %s than was sealed", (_, change) => {
+    const altered = { ...verified, ...change }
+    const named = { ...session, transaction_id: altered.transaction_id }
+    expect(sealer.verifiedHolds(named, altered, at)).toBe(false)
+  })
+
+  it("is not made by another key", () => {
+    const other = new SessionSealer("another-session-secret-of-32-chars!!")
+    expect(other.verifiedHolds(session, verified, at)).toBe(false)
+  })
+
+  it("does not depend on the case of the currency code, as the seal does not", () => {
+    expect(sealer.verifiedHolds({ ...session, currency_code: "EUR" }, verified, at)).toBe(true)
+  })
+})
