@@ -246,13 +246,21 @@ export async function runPaymentSteps({
       )
       const order = await orderOfCart(store, cartId)
       if (order) {
-        const { entries } = await adminCall(
-          admin,
-          token,
-          "GET",
-          "/admin/card-service/reconciliation"
-        )
-        const entry = entries.find((e: any) => e.id === sessionId)
+        // When the store's own per-minute sweep made the order (this run's
+        // answered ran: false), its note is written once its pass has
+        // settled the session, a moment after the order: look for a while.
+        let entry: any
+        for (const until = Date.now() + 15_000; ; ) {
+          const { entries } = await adminCall(
+            admin,
+            token,
+            "GET",
+            "/admin/card-service/reconciliation"
+          )
+          entry = entries.find((e: any) => e.id === sessionId)
+          if (entry?.status === "order_created" || Date.now() > until) break
+          await new Promise((resolve) => setTimeout(resolve, 1000))
+        }
         if (entry?.status !== "order_created") {
           throw new Error(
             `the order exists, but the sweep's list says ${JSON.stringify(entry)}`
