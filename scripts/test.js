@@ -87,6 +87,23 @@ async function main() {
     if (failedSuites) {
       console.log(`${failedSuites} test file(s) could not run: see the errors above`)
     }
+    // The files that decide how long the run takes (npm test is held under
+    // 15 minutes on a 2-core machine): the slowest ten, from jest's own times.
+    const slowest = results.testResults
+      .map((file) => ({
+        file: path.relative(process.cwd(), file.name),
+        seconds: (file.endTime - file.startTime) / 1000,
+      }))
+      .sort((a, b) => b.seconds - a.seconds)
+      .slice(0, 10)
+    // Only when every test passed: a failure's own lines are what the end of
+    // a CI log is for.
+    if (slowest.length > 1 && results.numFailedTests === 0 && !failedSuites) {
+      console.log("slowest files:")
+      for (const { file, seconds } of slowest) {
+        console.log(`  ${seconds.toFixed(1).padStart(6)} s  ${file}`)
+      }
+    }
   }
   if (interrupted) code = code || 130
   process.exit(code)

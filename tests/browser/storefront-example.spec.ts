@@ -184,23 +184,44 @@ describe("storefront-example: the starter's checkout with the card service", () 
       const logs = fs
         .readdirSync(dataDir)
         .filter((name) => name.endsWith(".log"))
+        .sort((a, b) => Number(a === "next.log") - Number(b === "next.log"))
         .map((name) => `${name}:\n${tail(path.join(dataDir, name), 20)}`)
+      // The shopper's screen and the storefront's log last: a CI summary
+      // keeps the end of a long failure and cuts its middle.
       throw new Error(
         [
           (error as Error).message,
-          `the page at ${page.url()} said:\n${text.slice(0, 1500)}`,
-          ...logs,
           `the demo's output:\n${output.split("\n").slice(-20).join("\n")}`,
+          ...logs,
+          `the page at ${page.url()} said:\n${text.slice(0, 1500)}`,
+          (error as Error).message,
         ].join("\n\n")
       )
     }
   }
 
-  /** Product, cart, address, delivery, "Credit card": ends on the review step's card form. */
-  async function checkoutToReview(page: Page, shop = storefront) {
-    await page.goto(shop)
+  /**
+   * The store's front page. A server error there is a storefront-to-backend
+   * hop failing, not the checkout under test: two CI runs (one in 14) found
+   * no "Add to cart" because the Next server's first fetch of the backend was
+   * reset (ECONNRESET, seen in its log on a Node 24 run). A shopper reloads;
+   * so does this, once, and says so in the timings. A second error fails.
+   */
+  async function firstPage(page: Page, shop: string) {
+    let response = await page.goto(shop)
     // The starter's middleware: no country in the path, the default one.
     await page.waitForURL(`${shop}/de`)
+    if (response && response.status() >= 500) {
+      const log = tail(path.join(dataDir, "next.log"), 8)
+      lap(`first page answered ${response.status()}, reloaded; next.log:\n${log}`)
+      response = await page.reload()
+    }
+    expect(response?.status()).toBeLessThan(500)
+  }
+
+  /** Product, cart, address, delivery, "Credit card": ends on the review step's card form. */
+  async function checkoutToReview(page: Page, shop = storefront) {
+    await firstPage(page, shop)
     await explained(
       page,
       page.getByRole("button", { name: "Add to cart" }).first().click()
