@@ -201,11 +201,12 @@ describe("storefront-example: the starter's checkout with the card service", () 
   }
 
   /**
-   * The store's front page. A server error there is a storefront-to-backend
-   * hop failing, not the checkout under test: two CI runs (one in 14) found
-   * no "Add to cart" because the Next server's first fetch of the backend was
-   * reset (ECONNRESET, seen in its log on a Node 24 run). A shopper reloads;
-   * so does this, once, and says so in the timings. A second error fails.
+   * The store's front page. A server error there is the storefront-to-backend
+   * hop failing, not the checkout under test. Two CI runs found no "Add to
+   * cart" on it (their logs did not say why); on a Node 24 run the Next
+   * server's first fetch of the backend was reset (ECONNRESET in next.log).
+   * A shopper reloads; so does this, once, and says so in the timings. A
+   * second error fails.
    */
   async function firstPage(page: Page, shop: string) {
     let response = await page.goto(shop)
