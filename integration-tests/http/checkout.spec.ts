@@ -536,16 +536,28 @@ medusaIntegrationTestRunner({
           .graph({ entity: "order_cart", fields: ["order_id"], filters: { cart_id: cartId } })
         return data
       }
-      /** The first copy's retrieve is held 3 s; the second copy arrives while it settles. */
-      const duplicateDuringSettlement = async (transactionId: string, sessionId: string) => {
+      /**
+       * The second copy arrives while the first one settles: once the first
+       * copy's retrieve is under way (`reached`; by default, held 3 s by a
+       * delay fault), then `afterSecond` before the first copy's answer.
+       */
+      const duplicateDuringSettlement = async (
+        transactionId: string,
+        sessionId: string,
+        {
+          reached = () => retrieveReached(transactionId),
+          afterSecond = async () => {},
+        }: { reached?: () => Promise<unknown>; afterSecond?: () => Promise<void> | void } = {}
+      ) => {
         const answered: string[] = []
         const first = postCallback(sessionId, resultBody(transactionId)).then((answer) => {
           answered.push("first")
           return answer
         })
-        await retrieveReached(transactionId)
+        await reached()
         const second = await postCallback(sessionId, resultBody(transactionId))
         answered.push("second")
+        await afterSecond()
         return { first: await first, second, answered }
       }
 
@@ -580,17 +592,15 @@ medusaIntegrationTestRunner({
         // failure was Medusa's own check while the cart was completed.)
         let held: HeldAnswer | undefined
         sandbox().holdAnswer({ path: `/payment/retrieve`, onHold: (answer) => (held = answer) })
-        const answered: string[] = []
-        const firstCopy = postCallback(session.id, resultBody(transactionId)).then((answer) => {
-          answered.push("first")
-          return answer
+        const { first, second, answered } = await duplicateDuringSettlement(transactionId, session.id, {
+          reached: async () => {
+            while (!held) await new Promise((resolve) => setTimeout(resolve, 20))
+          },
+          afterSecond: () => {
+            sandbox().injectFault({ type: "status", status: 503, count: 3, path: "/payment/retrieve" })
+            held!.drop()
+          },
         })
-        while (!held) await new Promise((resolve) => setTimeout(resolve, 20))
-        const second = await postCallback(session.id, resultBody(transactionId))
-        answered.push("second")
-        sandbox().injectFault({ type: "status", status: 503, count: 3, path: "/payment/retrieve" })
-        held.drop()
-        const first = await firstCopy
 
         expect(second.status).toBe(200)
         expect(answered).toEqual(["second", "first"])
