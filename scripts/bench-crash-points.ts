@@ -8,14 +8,15 @@
  * Then each point, run after run: the operation starts, the instance stops
  * exactly there (crash-traps.ts: the sandbox holds the service's answer
  * after acting, a trigger holds the write, the proxy holds the answer), and
- * is SIGKILLed there or has its database connection dropped instead. The
+ * is SIGKILLed there, or has its database connections or its Redis
+ * connections dropped instead and goes on. The
  * killed instance comes back after a drawn pause; the browser comes back or
  * does not, the owner presses the button again or does not, at drawn times;
  * the sweep runs every few seconds. The run ends settled by itself (the
  * operation ended and the soak's invariants hold), in Needs attention with
  * an instruction, or as a breach.
  *
- *   npm run bench:crash-points -- [--runs N] [--lanes N] [--operations a,b] [--kinds service,db,answer] [--cuts kill,db-drop]
+ *   npm run bench:crash-points -- [--runs N] [--lanes N] [--operations a,b] [--kinds service,db,answer] [--cuts kill,db-drop,redis-drop]
  *                                 [--points TEXT] [--sample N] [--seed N] [--deadline S] [--discover-only]
  *
  * --runs: runs of each point (default 20). --lanes: clusters side by side,
@@ -44,7 +45,7 @@ import {
   type Timing,
 } from "./lib/crash-operations"
 import { CUTS, POINT_KINDS, pointsOf, requestPattern, samplePoints, type Cut, type Discovery, type Point, type PointKind } from "./lib/crash-points"
-import { DbTraps, instanceOfPort } from "./lib/crash-traps"
+import { DbTraps, dropRedisConnections, instanceOfPort } from "./lib/crash-traps"
 import { startCluster, type Cluster, type ProxiedAnswer } from "./lib/load-cluster"
 import { percentile } from "./lib/load-goals"
 import { storeClient } from "./lib/load-shoppers"
@@ -338,10 +339,10 @@ function armPoint(ctx: OperationContext, traps: DbTraps, point: Point): { sprung
               if (how === "kill") {
                 if (instance !== null) cluster.killInstance(instance)
                 held.drop()
-              } else {
-                if (instance !== null) await traps.terminateInstance([cluster.instances[instance].child.pid!])
-                held.release()
+                return
               }
+              if (instance !== null) await cutConnections(cluster, traps, instance, how)
+              held.release()
             },
           })
         },
@@ -368,6 +369,12 @@ function armPoint(ctx: OperationContext, traps: DbTraps, point: Point): { sprung
             instance,
             locks: [],
             cut: async (how) => {
+              if (how === "redis-drop") {
+                // The transaction goes on and commits; the instance's Redis work around it is cut.
+                if (instance !== null) await cutConnections(cluster, traps, instance, how)
+                await traps.release()
+                return
+              }
               if (how === "kill" && instance !== null) cluster.killInstance(instance)
               await traps.terminate(at.pid)
               await traps.release()
@@ -411,6 +418,13 @@ function armPoint(ctx: OperationContext, traps: DbTraps, point: Point): { sprung
       cluster.proxyHooks.beforeAnswer = undefined
     },
   }
+}
+
+/** Drops the instance's database connections ("db-drop") or its Redis connections ("redis-drop"); it goes on. */
+async function cutConnections(cluster: Cluster, traps: DbTraps, instance: number, how: Exclude<Cut, "kill">) {
+  const pid = cluster.instances[instance].child.pid!
+  if (how === "db-drop") await traps.terminateInstance([pid])
+  else if ((await dropRedisConnections(cluster.redis.url, pid)) === 0) log(`no Redis connection of ${cluster.instances[instance].name} to drop`)
 }
 
 /** The plugin's and Medusa's locks, by the key's shape, as the table names them. */

@@ -18,6 +18,7 @@ export const OPERATIONS = [
   "refund",
   "void",
   "reverse",
+  "owner-void",
   "review-approved",
   "review-rejected",
 ] as const
@@ -35,6 +36,8 @@ export type Subject = {
   amount?: number
   /** Where the service sent the shopper's browser (the return route), not followed yet. */
   returnLocation?: string
+  /** The payment's capture at the service (owner-void). */
+  captureId?: string
   /** The admin call the operation made, to make again as the owner would. */
   adminCall?: { path: string; body: unknown }
   /** How the act's own requests were answered. */
@@ -171,6 +174,25 @@ async function medusaBooks(cluster: Cluster, paymentId: string) {
     canceled: row ? row.canceled_at !== null : false,
     entries,
   }
+}
+
+/**
+ * The owner's void through the plugin's route, as both sides record it:
+ * the service's capture voided or not, and payment.data's capture entry
+ * marked voided with a void logged, or not. Medusa keeps booking the
+ * capture either way (it cannot undo one).
+ */
+async function ownerVoidDone(ctx: OperationContext, subject: Subject): Promise<string | null> {
+  const [row] = await ctx.cluster.query(`SELECT p.data->'transactions' AS transactions FROM payment p WHERE p.id = $1`, [subject.paymentId])
+  const entries = (row?.transactions ?? []) as Array<{ transaction_id?: string | null; operation: string; decision: string; voided?: boolean }>
+  if (entries.some((e) => e.decision === "UNKNOWN")) return null
+  const marked = entries.some((e) => e.operation === "capture" && e.transaction_id === subject.captureId && e.voided)
+  const logged = entries.some((e) => e.operation === "void" && e.decision === "ACCEPT")
+  const capture = ctx.cluster.sandbox.transactions().find((r) => r.transactionId === subject.captureId)
+  const voided = capture?.captureStatus === "VOIDED"
+  if (voided && marked && logged) return "capture voided, and booked so"
+  if (!voided && !marked && !logged) return "capture not voided"
+  return null
 }
 
 /** The log's operation for a service record's step. */
@@ -342,6 +364,21 @@ export const operations: Record<OperationName, Operation> = {
       return null
     },
   },
+  "owner-void": {
+    name: "owner-void",
+    what: "the store owner voids a capture the service has not settled, in the order's card-service widget (POST /admin/card-service/payments/:id/void)",
+    prepare: async (ctx) => {
+      const subject = await checkedOut(ctx, CARD_PROVIDER_ID)
+      const [row] = await ctx.cluster.query(`SELECT p.data->'capture'->>'transaction_id' AS capture_id FROM payment p WHERE p.id = $1`, [subject.paymentId])
+      if (!row?.capture_id) throw new Error(`payment ${subject.paymentId} has no capture to void`)
+      subject.captureId = row.capture_id as string
+      return subject
+    },
+    act: (ctx, subject) =>
+      adminAct(ctx, subject, `/admin/card-service/payments/${subject.paymentId}/void`, { transaction_id: subject.captureId }),
+    recover: ownerRetries,
+    done: ownerVoidDone,
+  },
   "review-approved": {
     name: "review-approved",
     what: "an order on hold for a review (480): the service's approving verdict arrives by callback and the payment is captured",
@@ -375,6 +412,6 @@ export const operations: Record<OperationName, Operation> = {
 export const involvesBrowser = (name: OperationName) => name === "authorize-by-callback" || name === "authorize-by-return"
 
 /** Whether an operation's act is an admin call (its timing draws the owner's second press). */
-export const involvesOwner = (name: OperationName) => ["capture", "refund", "void", "reverse"].includes(name)
+export const involvesOwner = (name: OperationName) => ["capture", "refund", "void", "reverse", "owner-void"].includes(name)
 
 export { CARD_PROVIDER_ID }

@@ -3,13 +3,15 @@
  * each operation once with nothing in its way and noting what it did: every
  * request an instance made to the service, every transaction it wrote, every
  * answer it gave through the proxy (discover). Each becomes a point, to be
- * cut by killing the instance there or by dropping its database connection.
+ * cut by killing the instance there, or by dropping its database connections
+ * or its Redis connections (its locks, event bus and workflow engine) there
+ * and letting it go on.
  */
 import type { RecordedWrite, WriteTrap } from "./crash-traps"
 import type { OperationName } from "./crash-operations"
 
-export type Cut = "kill" | "db-drop"
-export const CUTS: readonly Cut[] = ["kill", "db-drop"]
+export type Cut = "kill" | "db-drop" | "redis-drop"
+export const CUTS: readonly Cut[] = ["kill", "db-drop", "redis-drop"]
 
 export type PointKind = "service" | "db" | "answer"
 export const POINT_KINDS: readonly PointKind[] = ["service", "db", "answer"]
@@ -132,8 +134,8 @@ export function pointsOf(discovery: Discovery, cuts: readonly Cut[] = CUTS, kind
   const out: Point[] = []
   for (const point of points) {
     for (const cut of cuts) {
-      // An answer already written has no database connection left to drop.
-      if (point.kind === "answer" && cut === "db-drop") continue
+      // An answer already written has no database or Redis work left to cut.
+      if (point.kind === "answer" && cut !== "kill") continue
       out.push({ ...point, cut, id: `${operation} ${pointLabel(point)} ${cut}` })
     }
   }

@@ -237,3 +237,30 @@ export function instanceOfPort(cluster: Pick<Cluster, "instances">, port: number
   const index = cluster.instances.findIndex((i) => i.child?.pid === pid)
   return index >= 0 ? index : null
 }
+
+/**
+ * Cuts every Redis connection of the instance whose process is `processId`
+ * (Medusa's locks, its event bus, its workflow engine, the cache): the Redis
+ * side of "the connection dropped". Each client is found in CLIENT LIST by
+ * its local port and killed by its id; the instance's clients reconnect by
+ * themselves. Returns how many were cut.
+ */
+export async function dropRedisConnections(redisUrl: string, processId: number): Promise<number> {
+  const { Redis } = await import("ioredis")
+  const redis = new Redis(redisUrl, { lazyConnect: true, maxRetriesPerRequest: 1 })
+  try {
+    await redis.connect()
+    const list = (await redis.call("CLIENT", "LIST")) as string
+    let cut = 0
+    for (const line of list.split("\n").filter(Boolean)) {
+      const fields = Object.fromEntries(line.split(" ").map((pair) => pair.split("=", 2) as [string, string]))
+      const port = Number(fields.addr?.split(":").pop())
+      if (!port || processOfPort(port) !== processId) continue
+      await redis.call("CLIENT", "KILL", "ID", fields.id)
+      cut++
+    }
+    return cut
+  } finally {
+    redis.disconnect()
+  }
+}

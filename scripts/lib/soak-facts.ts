@@ -222,7 +222,13 @@ export async function bookedPayments(cluster: Cluster): Promise<BookedPayment[]>
             greatest(p.updated_at,
                      (SELECT max(c.created_at) FROM capture c WHERE c.payment_id = p.id),
                      (SELECT max(r.created_at) FROM refund r WHERE r.payment_id = p.id)) AS changed_at,
-            coalesce(p.data->'transactions' @> '[{"decision": "UNKNOWN"}]'::jsonb, false) AS unknown_outcome
+            coalesce(p.data->'transactions' @> '[{"decision": "UNKNOWN"}]'::jsonb, false) AS unknown_outcome,
+            (SELECT coalesce(sum((t->>'amount')::numeric) FILTER (WHERE t->>'operation' = 'capture'), 0)
+               FROM jsonb_array_elements(CASE WHEN jsonb_typeof(p.data->'transactions') = 'array' THEN p.data->'transactions' ELSE '[]'::jsonb END) t
+              WHERE t->>'voided' = 'true') AS voided_captures,
+            (SELECT coalesce(sum((t->>'amount')::numeric) FILTER (WHERE t->>'operation' = 'refund'), 0)
+               FROM jsonb_array_elements(CASE WHEN jsonb_typeof(p.data->'transactions') = 'array' THEN p.data->'transactions' ELSE '[]'::jsonb END) t
+              WHERE t->>'voided' = 'true') AS voided_refunds
        FROM payment p
       WHERE p.deleted_at IS NULL AND p.provider_id LIKE 'pp\\_card-service\\_%'`
   )
@@ -233,6 +239,7 @@ export async function bookedPayments(cluster: Cluster): Promise<BookedPayment[]>
     refunded: Number(row.refunded),
     unknownOutcome: row.unknown_outcome === true,
     changedAt: new Date(row.changed_at).getTime(),
+    voidedInData: { captures: Number(row.voided_captures), refunds: Number(row.voided_refunds) },
   }))
 }
 

@@ -66,6 +66,13 @@ export type BookedPayment = {
   unknownOutcome: boolean
   /** The payment's latest change in Medusa (ms since the epoch): its row, its newest capture or refund. */
   changedAt: number
+  /**
+   * What payment.data's log marks voided (major units): captures and refunds
+   * the owner voided through the plugin's void route, which Medusa keeps
+   * booking (it cannot undo a capture or a refund), and a capture the
+   * provider voided for a whole refund (Medusa books that refund).
+   */
+  voidedInData?: { captures: number; refunds: number }
 }
 
 export type StoreFacts = {
@@ -250,15 +257,16 @@ export type HoldingComparison = {
   paymentIds: string[]
   transactionId: string | null
   currencyCode: string
-  /** Medusa: captures and refunds, rows not deleted. */
-  booked: { captured: number; refunded: number }
+  /** Medusa: captures and refunds, rows not deleted; and what its payments' data logs mark voided. */
+  booked: { captured: number; refunded: number; voidedCaptures: number; voidedRefunds: number }
   /**
    * The service: its accepted CAPTURE records of the approval that are not
    * voided, its accepted REFUND records of those captures that are not
    * voided, and its voided captures (money taken and given back by a void,
-   * which Medusa books as a refund of the whole capture).
+   * which Medusa books as a refund of the whole capture, or which the owner
+   * voided through the plugin's route) and voided refunds.
    */
-  held: { captured: number; refunded: number; voidedCaptures: number }
+  held: { captured: number; refunded: number; voidedCaptures: number; voidedRefunds: number }
 }
 
 /**
@@ -510,26 +518,37 @@ export function compareHolding(
     booked: {
       captured: payments.reduce((total, p) => total + p.captured, 0),
       refunded: payments.reduce((total, p) => total + p.refunded, 0),
+      voidedCaptures: payments.reduce((total, p) => total + (p.voidedInData?.captures ?? 0), 0),
+      voidedRefunds: payments.reduce((total, p) => total + (p.voidedInData?.refunds ?? 0), 0),
     },
     held: {
       captured: sum(captures.filter(live)),
       refunded: sum(done.filter((r) => r.step === "REFUND" && live(r))),
       voidedCaptures: sum(captures.filter((r) => !live(r))),
+      voidedRefunds: sum(done.filter((r) => r.step === "REFUND" && !live(r))),
     },
   }
 }
 
 /**
  * Whether Medusa's bookings differ from what the service holds: equal
- * totals, or Medusa ahead on captures and on refunds by one same amount that
- * the service's voided captures cover (compareHolding).
+ * totals, or Medusa ahead on captures by an amount the service's voided
+ * captures cover, and ahead on refunds by the same amount (a whole refund
+ * the provider made as a void) but for what the owner voided through the
+ * plugin's route: a voided capture Medusa books with no refund, a voided
+ * refund Medusa still books. Only voids both the service and the payment's
+ * data record count (compareHolding).
  */
 export function holdingDiffers({ booked, held }: HoldingComparison): boolean {
   const givenBack = booked.captured - held.captured
+  const refundsVoidedByOwner = Math.min(booked.voidedRefunds, held.voidedRefunds)
+  // Of the captures given back, what Medusa books no refund for: voided by the owner's route.
+  const capturesVoidedByOwner = givenBack - (booked.refunded - refundsVoidedByOwner - held.refunded)
   return (
     givenBack < -EPSILON ||
     givenBack > held.voidedCaptures + EPSILON ||
-    Math.abs(booked.refunded - held.refunded - givenBack) > EPSILON
+    capturesVoidedByOwner < -EPSILON ||
+    capturesVoidedByOwner > Math.min(booked.voidedCaptures, held.voidedCaptures) + EPSILON
   )
 }
 

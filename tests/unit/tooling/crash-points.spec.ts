@@ -59,16 +59,16 @@ describe("crash points from a discovery run (bench:crash-points)", () => {
   })
 
   it("makes a point of each answer to the service's callback, the browser's return or the owner, and only kills there", () => {
-    const points = pointsOf(discovery, ["kill", "db-drop"], ["answer"])
+    const points = pointsOf(discovery, ["kill", "db-drop", "redis-drop"], ["answer"])
     expect(points.map((p) => p.id)).toEqual([
       "authorize-by-callback answer:POST /card-service/callback/:id/#1 kill",
       "authorize-by-callback answer:POST /card-service/callback/:id/#2 kill",
     ])
   })
 
-  it("cuts each point both ways unless told otherwise", () => {
-    expect(pointsOf(discovery).map((p) => p.cut)).toEqual(expect.arrayContaining(["kill", "db-drop"]))
-    expect(pointsOf(discovery)).toHaveLength(3 * 2 + 3 * 2 + 2)
+  it("cuts each point every way unless told otherwise: killed, its database connections dropped, its Redis connections dropped", () => {
+    expect(pointsOf(discovery).map((p) => p.cut)).toEqual(expect.arrayContaining(["kill", "db-drop", "redis-drop"]))
+    expect(pointsOf(discovery)).toHaveLength(3 * 3 + 3 * 3 + 2)
   })
 
   it("names endpoints and request shapes without their ids", () => {

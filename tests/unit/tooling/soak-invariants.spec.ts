@@ -275,6 +275,40 @@ describe("checkInvariants: the service holds what Medusa books", () => {
     expect(holds(result)).toEqual([])
   })
 
+  it("finds nothing for the owner's voids through the plugin's route, which Medusa keeps booking and the payment's data marks; breaches when either side lacks the void", () => {
+    const capturedThenVoided = record("AUTHORIZATION", 17.4)
+    const refundedThenVoided = record("AUTHORIZATION", 17.4)
+    const refundedCapture = on(refundedThenVoided, "CAPTURE", 17.4)
+    const claimedOnly = record("AUTHORIZATION", 17.4)
+    const unmarked = record("AUTHORIZATION", 17.4)
+    const unmarkedCapture = on(unmarked, "CAPTURE", 17.4)
+    const service = [
+      capturedThenVoided,
+      on(capturedThenVoided, "CAPTURE", 17.4, { captureStatus: "VOIDED" }),
+      refundedThenVoided,
+      refundedCapture,
+      on(refundedCapture, "REFUND", 5, { captureStatus: "VOIDED" }),
+      // The data says the capture was voided; the service's capture stands.
+      claimedOnly,
+      on(claimedOnly, "CAPTURE", 17.4),
+      // The refund voided at the service; the data does not mark it.
+      unmarked,
+      unmarkedCapture,
+      on(unmarkedCapture, "REFUND", 5, { captureStatus: "VOIDED" }),
+    ]
+    const result = judge(service, [
+      // Medusa books the capture it cannot undo; the data marks it voided.
+      booked(capturedThenVoided, 17.4, 0, { voidedInData: { captures: 17.4, refunds: 0 } }),
+      // Medusa books the refund it cannot undo; the data marks it voided.
+      booked(refundedThenVoided, 17.4, 5, { voidedInData: { captures: 0, refunds: 5 } }),
+      booked(claimedOnly, 17.4, 0, { voidedInData: { captures: 17.4, refunds: 0 } }),
+      booked(unmarked, 17.4, 5),
+    ])
+    expect(holds(result).map((b) => b.transactionId).sort()).toEqual([unmarked.transactionId].sort())
+    // The capture the data calls voided and the service does not: Medusa and the service agree on it, so no breach of this invariant.
+    expect(holds(result).some((b) => b.transactionId === claimedOnly.transactionId)).toBe(false)
+  })
+
   it("breaches when the service captured the whole approval for a part Medusa booked (f27b735's capture)", () => {
     const approval = record("AUTHORIZATION", 17.4)
     const result = judge([approval, on(approval, "CAPTURE", 17.4)], [booked(approval, 8.7)])
