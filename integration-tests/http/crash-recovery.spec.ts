@@ -12,6 +12,7 @@ import { useCardServiceSandbox } from "../helpers/card-service-env"
 import { checkoutToOrder, paymentOfOrder } from "../helpers/checkout-flow"
 import { expectServiceHoldsWhatMedusaBooks as holdsWhatMedusaBooks } from "../helpers/order-flows"
 import { useStoreOwner } from "../helpers/store-owner"
+import { voidMarkOf, writeVoidMark } from "../../src/providers/card-service/void-record"
 
 jest.setTimeout(180_000)
 
@@ -64,6 +65,7 @@ medusaIntegrationTestRunner({
       return await held
     }
 
+    const sweptFor = (swept: { actions: any[] }, paymentId: string) => swept.actions.filter((a) => a.payment_id === paymentId)
     const sweepLater = () =>
       sweepCardServicePayments(getContainer(), { now: new Date(Date.now() + UNLOGGED_AFTER_MS + 60_000) })
 
@@ -119,6 +121,131 @@ medusaIntegrationTestRunner({
       const entries = (await owner.get(`/admin/card-service/reconciliation?payment_id=${payment.id}`)).data.entries
       expect(entries.filter((e: any) => e.needs_action)).toEqual([])
       expect(entries).toEqual(expect.arrayContaining([expect.objectContaining({ status: "capture_voided" })]))
+    })
+
+    /**
+     * The owner's void through the plugin's route (the order widget), killed
+     * after the service voided and before the route booked it
+     * (bench:crash-points, `owner-void service:/void#1 kill` and
+     * `db:update:payment#1 kill`): the sweep found the capture VOIDED with
+     * nothing of Medusa's asking for it, and told the owner it was "voided at
+     * the card service, not from Medusa", for good.
+     */
+    const voidRoute = (paymentId: string, transactionId: string) =>
+      post(`/admin/card-service/payments/${paymentId}/void`, { transaction_id: transactionId })
+    const attentionFor = async (paymentId: string) =>
+      (await owner.get(`/admin/card-service/reconciliation?payment_id=${paymentId}`)).data.entries
+    const voidsIn = (data: any) => data.transactions.filter((t: any) => t.operation === "void")
+    /** What a route killed right after the service voided leaves: its mark on the payment, the void at the service, nothing booked, no lock held. */
+    const voidedThenDied = async (payment: any, transactionId: string) => {
+      const record = sandbox().transaction(transactionId)!
+      await writeVoidMark(getContainer(), payment.id, {
+        transaction_id: transactionId,
+        type: record.step as "CAPTURE" | "REFUND",
+        amount: record.amount,
+        requested_at: new Date().toISOString(),
+      })
+      await cardServiceProvider(getContainer(), payment.provider_id).client.void({
+        merchantReferenceCode: payment.id,
+        currency: record.currencyCode,
+        amount: record.amount.toFixed(2),
+        email: "owner@example.com",
+        transactionId,
+        type: record.step as "CAPTURE" | "REFUND",
+      })
+      expect(sandbox().transaction(transactionId)?.captureStatus).toBe("VOIDED")
+    }
+    const capturedOrder = async () => {
+      const { orderId, payment } = await checkoutToOrder(api, getContainer())
+      expect((await post(`/admin/payments/${payment.id}/capture`, {})).status).toBe(200)
+      const captured = await paymentOfOrder(getContainer(), orderId)
+      return { orderId, payment: captured, captureId: captured.data.capture.transaction_id as string }
+    }
+
+    it("never tells the owner their own void of a capture, whose answer was lost, was made outside Medusa; books it once", async () => {
+      const { orderId, payment, captureId } = await capturedOrder()
+      await diesAfterTheServiceActed("/void", () => voidRoute(payment.id, captureId))
+
+      const swept = await sweepLater()
+
+      const mine = swept.actions.filter((a: any) => a.payment_id === payment.id)
+      expect(mine.map((a: any) => a.status)).not.toContain("changed_outside_medusa")
+      expect(mine).toEqual(expect.arrayContaining([expect.objectContaining({ status: "capture_voided" })]))
+      const settled = await paymentOfOrder(getContainer(), orderId)
+      expect(settled.data.transactions).toEqual(
+        expect.arrayContaining([expect.objectContaining({ operation: "capture", transaction_id: captureId, voided: true })])
+      )
+      expect(voidsIn(settled.data)).toHaveLength(1)
+      expect((await attentionFor(payment.id)).filter((e: any) => e.needs_action)).toEqual([])
+    })
+
+    it("books the owner's void of a capture whose route died after the service voided it, as the route would have: not a change outside Medusa", async () => {
+      const { orderId, payment, captureId } = await capturedOrder()
+      await voidedThenDied(payment, captureId)
+      // Within its grace the route may still be at work: nothing is said about the capture.
+      expect(sweptFor(await sweepCardServicePayments(getContainer()), payment.id)).toEqual([])
+
+      const swept = await sweepLater()
+
+      expect(sweptFor(swept, payment.id)).toEqual([
+        expect.objectContaining({ status: "follow_on_recovered" }),
+        expect.objectContaining({ status: "capture_voided" }),
+      ])
+      const settled = await paymentOfOrder(getContainer(), orderId)
+      expect(settled.data.transactions).toEqual(
+        expect.arrayContaining([
+          expect.objectContaining({ operation: "capture", transaction_id: captureId, voided: true }),
+          expect.objectContaining({ operation: "void", decision: "ACCEPT" }),
+        ])
+      )
+      expect(voidsIn(settled.data)).toHaveLength(1)
+      expect(voidMarkOf(settled.metadata)).toBeNull()
+      const entries = await attentionFor(payment.id)
+      expect(entries.filter((e: any) => e.needs_action)).toEqual([])
+      expect(entries).toEqual(expect.arrayContaining([expect.objectContaining({ status: "capture_voided" })]))
+      // The owner presses the button again: told it is voided, and nothing is booked twice.
+      expect((await voidRoute(payment.id, captureId)).status).toBe(400)
+      expect(voidsIn((await paymentOfOrder(getContainer(), orderId)).data)).toHaveLength(1)
+      expect(sweptFor(await sweepLater(), payment.id)).toEqual([])
+    })
+
+    it("books the owner's void of a refund whose route died after the service voided it: the refund no longer counts as given back", async () => {
+      const { orderId, payment } = await capturedOrder()
+      expect((await post(`/admin/payments/${payment.id}/refund`, { amount: 7 })).status).toBe(200)
+      const refunded = await paymentOfOrder(getContainer(), orderId)
+      const refundId = refunded.data.transactions.find((t: any) => t.operation === "refund").transaction_id
+      expect(refunded.data.refunded_amount).toBe(7)
+      await voidedThenDied(refunded, refundId)
+
+      expect(sweptFor(await sweepLater(), payment.id)).toEqual(
+        expect.arrayContaining([expect.objectContaining({ status: "follow_on_recovered" })])
+      )
+
+      const settled = await paymentOfOrder(getContainer(), orderId)
+      expect(settled.data.transactions).toEqual(
+        expect.arrayContaining([expect.objectContaining({ operation: "refund", transaction_id: refundId, voided: true })])
+      )
+      expect(settled.data.refunded_amount).toBe(0)
+      expect(voidMarkOf(settled.metadata)).toBeNull()
+      expect((await attentionFor(payment.id)).filter((e: any) => e.needs_action)).toEqual([])
+    })
+
+    it("forgets the owner's void the service never made: nothing voided, nothing booked, nothing for the owner, and the owner can void it still", async () => {
+      const { orderId, payment, captureId } = await capturedOrder()
+      // The service answers the void 503 without acting: the route has marked the void and leaves it standing.
+      sandbox().injectFault({ type: "status", status: 503, path: "/void" })
+      expect((await voidRoute(payment.id, captureId)).status).toBeGreaterThanOrEqual(500)
+      sandbox().clearFaults()
+      expect(voidMarkOf((await paymentOfOrder(getContainer(), orderId)).metadata)).not.toBeNull()
+
+      await sweepLater()
+
+      const settled = await paymentOfOrder(getContainer(), orderId)
+      expect(sandbox().transaction(captureId)?.captureStatus).toBe("PENDING")
+      expect(settled.data.transactions.filter((t: any) => t.voided || t.operation === "void")).toEqual([])
+      expect(voidMarkOf(settled.metadata)).toBeNull()
+      expect((await attentionFor(payment.id)).filter((e: any) => e.needs_action)).toEqual([])
+      expect((await voidRoute(payment.id, captureId)).status).toBe(200)
     })
 
     /**
@@ -220,7 +347,6 @@ medusaIntegrationTestRunner({
     }
     const sweepAfterCancelGrace = () =>
       sweepCardServicePayments(getContainer(), { now: new Date(Date.now() + CANCEL_GRACE_MS + 5_000) })
-    const sweptFor = (swept: { actions: any[] }, paymentId: string) => swept.actions.filter((a) => a.payment_id === paymentId)
     /** What an instance killed right after the provider released the approval leaves: the release, and nothing of Medusa's. */
     const releasedThenDied = async (payment: any) => {
       await cardServiceProvider(getContainer(), payment.provider_id).cancelPayment({

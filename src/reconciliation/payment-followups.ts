@@ -19,6 +19,8 @@ import type CardServiceProviderService from "../providers/card-service/service"
 import { toServiceAmount, type AmountInput } from "../lib/money"
 import { capturePaymentWorkflow, refundPaymentWorkflow } from "@medusajs/medusa/core-flows"
 import type { TransactionLogEntry } from "../providers/card-service/session-data"
+import { voidMarkOf } from "../providers/card-service/void-record"
+import { settleOwnerVoid } from "./owner-voids"
 
 /**
  * What the sweep learned about a captured payment, in the payment's
@@ -118,7 +120,7 @@ export async function listCapturesToFollow(
     }
   )
   return (payments as PaymentRow[]).filter((payment) => {
-    if (!captureNoteOf(payment.metadata)?.final) return true
+    if (!captureNoteOf(payment.metadata)?.final || voidMarkOf(payment.metadata)) return true
     const data = parseSessionData(payment.data)
     const shown = refundNoteOf(payment.metadata)?.references ?? []
     return (
@@ -136,14 +138,22 @@ export async function listCapturesToFollow(
  */
 export async function followPayment(
   container: MedusaContainer,
-  payment: PaymentRow,
+  listed: PaymentRow,
   now: Date
 ): Promise<PaymentAction[]> {
-  const data = parseSessionData(payment.data)
-  if (!data) return []
-  const provider = cardServiceProvider(container, payment.provider_id)
+  if (!parseSessionData(listed.data)) return []
+  const provider = cardServiceProvider(container, listed.provider_id)
   await provider.refreshSettings()
   const actions: PaymentAction[] = []
+  let payment = listed
+  if (voidMarkOf(listed.metadata)) {
+    // The owner's void whose route stopped: booked first, and the payment read again, so the capture's note sees it.
+    const settled = await settleOwnerVoid(container, provider, listed.id, now)
+    if (settled) actions.push(settled)
+    payment = (await readAgain(container, listed)) ?? listed
+  }
+  const data = parseSessionData(payment.data)
+  if (!data) return actions
   let current = payment
   if (unknownCapture(data)) {
     const resolved = await settleLostCapture(
@@ -165,6 +175,13 @@ export async function followPayment(
   const refundAction = await noteUnknownRefunds(container, current, data, now)
   if (refundAction) actions.push(refundAction)
   return actions
+}
+
+/** The payment as it is now, with the columns the sweep lists. */
+async function readAgain(container: MedusaContainer, payment: PaymentRow): Promise<PaymentRow | null> {
+  const paymentModule = container.resolve<IPaymentModuleService>(Modules.PAYMENT)
+  const [now] = await paymentModule.listPayments({ id: payment.id }, { select: ["id", "data", "metadata", "provider_id", "created_at"] })
+  return (now as PaymentRow | undefined) ?? null
 }
 
 /** What a capture record says, for the store owner; null: not this payment's capture. */
@@ -236,6 +253,10 @@ async function followCapture(
     (t) => t.operation === "capture" && t.voided
   )
   const status = record.captureStatus ?? "PENDING"
+  if (status === "VOIDED" && !voidedByMedusa && voidMarkOf(payment.metadata)?.transaction_id === captureId) {
+    // The owner's void of it through the plugin's route, not booked yet: under way, or settled once its grace is over.
+    return null
+  }
   if (status === "VOIDED" && !voidedByMedusa && (await refundNotLogged(container, payment.id, data))) {
     // A refund of Medusa's that the log does not hold yet: under way, or its
     // instance died in it (settleUnloggedFollowOns books its void). Not a

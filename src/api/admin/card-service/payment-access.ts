@@ -1,5 +1,4 @@
 import type {
-  ILockingModule,
   IPaymentModuleService,
   MedusaContainer,
   PaymentDTO,
@@ -11,7 +10,6 @@ import {
 } from "../../../checkout/provider-lookup"
 import type CardServiceProviderService from "../../../providers/card-service/service"
 import type { CardServiceSessionData } from "../../../providers/card-service/session-data"
-import { leasedLock } from "../../../lib/lock-lease"
 
 export type CardServicePayment = {
   payment: PaymentDTO
@@ -76,21 +74,4 @@ function sum(values: Parameters<typeof MathBN.convert>[0][]): number {
       MathBN.convert(0)
     )
     .toNumber()
-}
-
-/** How long an admin action on a payment waits for another one to finish. */
-const PAYMENT_LOCK_SECONDS = 30
-
-/**
- * Runs `action` while no other admin action of the plugin on the same
- * payment runs (Medusa's locking module): a void and an unknown refund's
- * settling each read payment.data, ask the service and write it back.
- */
-export async function underPaymentLock<T>(
-  container: MedusaContainer,
-  paymentId: string,
-  action: () => Promise<T>
-): Promise<T> {
-  const locking = container.resolve<ILockingModule>(Modules.LOCKING)
-  return locking.execute(`card-service:payment:${paymentId}`, action, leasedLock(PAYMENT_LOCK_SECONDS))
 }

@@ -11,12 +11,17 @@ import type {
   TransactionRecord,
 } from "../../../../../../lib/wire-schemas"
 import { savePaymentData } from "../../../../../../checkout/payment-data"
-import { loadCardServicePayment, underPaymentLock } from "../../../payment-access"
+import { underPaymentLock } from "../../../../../../lib/payment-lock"
+import { loadCardServicePayment } from "../../../payment-access"
 import type { VoidResponse } from "../../../response-types"
 import { isServiceFailure, sendServiceFailure } from "../../../service-failure"
 import type { CardServiceSessionData } from "../../../../../../providers/card-service/session-data"
 import type { AdminCardServiceVoidType } from "../../../validators"
-import { recordVoid, type VoidTarget } from "../../../void-bookkeeping"
+import {
+  recordVoid,
+  writeVoidMark,
+  type VoidTarget,
+} from "../../../../../../providers/card-service/void-record"
 
 /**
  * POST /admin/card-service/payments/:payment_id/void {transaction_id} - voids
@@ -29,6 +34,11 @@ import { recordVoid, type VoidTarget } from "../../../void-bookkeeping"
  * capture and refund workflows take no lock, so the void is booked on
  * payment.data as it is read again after the service has answered: a refund
  * that landed while the void was on its way keeps its entry.
+ *
+ * The void is marked on the payment before it is sent and the mark removed
+ * once its outcome is booked; a mark left standing (the instance died with
+ * the service's answer, or the service could not be reached) is the sweep's
+ * to settle (void-record.ts, reconciliation/owner-voids.ts).
  */
 export async function POST(
   req: AuthenticatedMedusaRequest<AdminCardServiceVoidType>,
@@ -120,6 +130,10 @@ async function voidPayout(
   }
 
   const currencyCode = fromNumericCurrency(record.currencyCode)
+  await writeVoidMark(req.scope, payment.id, {
+    ...target,
+    requested_at: new Date().toISOString(),
+  })
   let result: OperationResult | null
   try {
     result = await provider.client.void({
@@ -144,6 +158,7 @@ async function voidPayout(
     } else if (isServiceFailure(error)) {
       return sendServiceFailure(res, error)
     } else if (CardServiceError.is(error)) {
+      await writeVoidMark(req.scope, payment.id, null)
       throw notAllowed(`The card service refused the void: ${error.message}`)
     } else {
       throw error
@@ -183,6 +198,7 @@ async function bookVoid(
   const { session: now } = await loadCardServicePayment(req.scope, paymentId)
   const updated = recordVoid(now ?? before, target, result)
   await savePaymentData(req.scope, paymentId, updated)
+  await writeVoidMark(req.scope, paymentId, null)
   return updated
 }
 
