@@ -296,7 +296,8 @@ async function discover(ctx: OperationContext, traps: DbTraps, name: OperationNa
   try {
     await operation.act(ctx, subject)
     let end: string | null = null
-    for (const until = Date.now() + 60_000; !end && Date.now() < until; await sleep(500)) end = await operation.done(ctx, subject)
+    // An order edit is judged a minute and more after it (the sweep's grace): up to 150 s.
+    for (const until = Date.now() + 150_000; !end && Date.now() < until; await sleep(500)) end = await operation.done(ctx, subject)
     if (!end) throw new Error(`${name} did not end without a crash: ${subject.answers.join(", ")}`)
     // What follows the end closely (a late callback copy, the return) belongs to it.
     await sleep(2_000)
@@ -518,16 +519,8 @@ async function runPoint(
       subject.answers.push(`recover failed: ${error.message}`)
     })
     .finally(() => (recovered = true))
-  // The sweep, as the schedule would run it, on an instance that is up.
   let sweeping = true
-  const sweeper = (async () => {
-    for (let next = Date.now() + SWEEP_EVERY_MS; sweeping; await sleep(250)) {
-      if (Date.now() < next) continue
-      next = Date.now() + SWEEP_EVERY_MS
-      const up = cluster.instances.find((i) => i.up)
-      if (up) await ctx.owner.sweep(up.url).catch(() => undefined)
-    }
-  })()
+  const sweeper = sweepEvery(ctx, () => sweeping)
   try {
     for (const until = crashedAt + deadlineMs; Date.now() < until; await sleep(500)) {
       if (!recovered) continue
@@ -557,6 +550,16 @@ async function runPoint(
   } finally {
     sweeping = false
     await Promise.all([sweeper, recovering, Promise.race([acting, sleep(30_000)])])
+  }
+}
+
+/** The sweep, as the schedule would run it, every SWEEP_EVERY_MS on an instance that is up, while `on()`. */
+async function sweepEvery(ctx: OperationContext, on: () => boolean) {
+  for (let next = Date.now() + SWEEP_EVERY_MS; on(); await sleep(250)) {
+    if (Date.now() < next) continue
+    next = Date.now() + SWEEP_EVERY_MS
+    const up = ctx.cluster.instances.find((i) => i.up)
+    if (up) await ctx.owner.sweep(up.url).catch(() => undefined)
   }
 }
 

@@ -355,6 +355,38 @@ medusaIntegrationTestRunner({
       })
     }
     const sql = (text: string, bindings: string[]) => getContainer().resolve("__pg_connection__").raw(text, bindings)
+    /** The payment row's canceled_at (an edited order has two collections: found by the payment's id). */
+    const canceledAt = async (paymentId: string) => (await sql(`select "canceled_at" from "payment" where "id" = ?`, [paymentId])).rows[0].canceled_at
+
+    it("leaves open an order the owner edited before capture: Medusa canceled its first payment for the edit, which is no cancel of the order", async () => {
+      const { orderId, payment } = await checkoutToOrder(api, getContainer())
+      await owner.editFirstItem(orderId, { quantity: 2 })
+      // Medusa's edit of an order only authorized cancels its payment (the approval released) and asks for the new total in a new collection.
+      expect(reversalsOf(payment)).toHaveLength(1)
+      expect(await canceledAt(payment.id)).toBeTruthy()
+
+      const swept = await sweepAfterCancelGrace()
+
+      expect(sweptFor(swept, payment.id)).toEqual([])
+      expect(await orderStatus(orderId)).not.toBe("canceled")
+      expect((await attentionFor(payment.id)).filter((e: any) => e.needs_action)).toEqual([])
+    })
+
+    it("finishes the release of the payment an order edit replaced when it stopped before Medusa canceled the payment: the payment canceled, the order left open", async () => {
+      const { orderId, payment } = await checkoutToOrder(api, getContainer())
+      await owner.editFirstItem(orderId, { quantity: 2 })
+      // What an instance killed after the release and before Medusa's write leaves: the payment authorized on a released approval.
+      await sql(`update "payment" set "canceled_at" = null where "id" = ?`, [payment.id])
+
+      const swept = await sweepAfterCancelGrace()
+
+      expect(sweptFor(swept, payment.id)).toEqual([expect.objectContaining({ status: "cancel_recovered" })])
+      expect(await canceledAt(payment.id)).toBeTruthy()
+      expect(await orderStatus(orderId)).not.toBe("canceled")
+      expect(reversalsOf(payment)).toHaveLength(1)
+      expect((await attentionFor(payment.id)).filter((e: any) => e.needs_action)).toEqual([])
+      expect(sweptFor(await sweepAfterCancelGrace(), payment.id)).toEqual([])
+    })
 
     it("finishes an order cancel whose instance died after the service released the approval: order and payment canceled, released once", async () => {
       const { orderId, payment } = await checkoutToOrder(api, getContainer())

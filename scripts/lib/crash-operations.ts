@@ -19,6 +19,7 @@ export const OPERATIONS = [
   "void",
   "reverse",
   "owner-void",
+  "order-edit",
   "review-approved",
   "review-rejected",
 ] as const
@@ -36,6 +37,8 @@ export type Subject = {
   amount?: number
   /** Where the service sent the shopper's browser (the return route), not followed yet. */
   returnLocation?: string
+  /** When the act began (ms since the epoch). */
+  actedAt?: number
   /** The payment's capture at the service (owner-void). */
   captureId?: string
   /** The admin call the operation made, to make again as the owner would. */
@@ -192,6 +195,29 @@ async function ownerVoidDone(ctx: OperationContext, subject: Subject): Promise<s
   const voided = capture?.captureStatus === "VOIDED"
   if (voided && marked && logged) return "capture voided, and booked so"
   if (!voided && !marked && !logged) return "capture not voided"
+  return null
+}
+
+/**
+ * How long after an order edit its end is judged: past the sweep's grace
+ * for a payment's release (CANCEL_GRACE_MS, a minute) and two of the
+ * harness's sweeps, so a sweep that took the edit's release for a stopped
+ * order cancel, and canceled the order, is seen.
+ */
+const EDIT_JUDGED_AFTER_MS = 75_000
+
+/** The first payment of an edited order and the order, as Medusa and the service record them. */
+async function orderEditDone(ctx: OperationContext, subject: Subject): Promise<string | null> {
+  if (Date.now() - (subject.actedAt ?? 0) < EDIT_JUDGED_AFTER_MS) return null
+  const [row] = await ctx.cluster.query(
+    `SELECT o.status AS order_status, p.canceled_at, p.data->>'state' AS state FROM payment p, "order" o WHERE p.id = $1 AND o.id = $2`,
+    [subject.paymentId, subject.orderId]
+  )
+  if (!row || row.order_status === "canceled") return null
+  const { reversed } = serviceHolds(ctx.cluster, subject.transactionId!)
+  const canceled = row.canceled_at !== null
+  if (reversed && canceled) return "edited: the first payment canceled, its approval released, the order open"
+  if (!reversed && !canceled) return "the edit not confirmed: the payment authorized, its approval kept, the order open"
   return null
 }
 
@@ -379,6 +405,29 @@ export const operations: Record<OperationName, Operation> = {
     recover: ownerRetries,
     done: ownerVoidDone,
   },
+  "order-edit": {
+    name: "order-edit",
+    what: "the store owner edits an order only authorized up (a second item): Medusa cancels its payment, the approval is released, and a new collection asks for the new total",
+    prepare: (ctx) => checkedOut(ctx, AUTHORIZE_ONLY_PROVIDER_ID),
+    act: async (ctx, subject) => {
+      subject.actedAt = Date.now()
+      const order = await ctx.owner.call(`/admin/orders/${subject.orderId}?fields=*items`, undefined, "GET")
+      const item = order.json?.order?.items?.[0]
+      if (!item) throw new Error(`order ${subject.orderId} has no item to edit`)
+      for (const [path, body] of [
+        ["/admin/order-edits", { order_id: subject.orderId }],
+        [`/admin/order-edits/${subject.orderId}/items/item/${item.id}`, { quantity: Number(item.quantity) + 1 }],
+        [`/admin/order-edits/${subject.orderId}/request`, {}],
+      ] as const) {
+        const answer = await ctx.owner.call(path, body)
+        subject.answers.push(`${path.split("/").pop()} ${answer.status}`)
+        if (answer.status >= 300) return
+      }
+      await adminAct(ctx, subject, `/admin/order-edits/${subject.orderId}/confirm`, {})
+    },
+    recover: ownerRetries,
+    done: orderEditDone,
+  },
   "review-approved": {
     name: "review-approved",
     what: "an order on hold for a review (480): the service's approving verdict arrives by callback and the payment is captured",
@@ -412,6 +461,6 @@ export const operations: Record<OperationName, Operation> = {
 export const involvesBrowser = (name: OperationName) => name === "authorize-by-callback" || name === "authorize-by-return"
 
 /** Whether an operation's act is an admin call (its timing draws the owner's second press). */
-export const involvesOwner = (name: OperationName) => ["capture", "refund", "void", "reverse", "owner-void"].includes(name)
+export const involvesOwner = (name: OperationName) => ["capture", "refund", "void", "reverse", "owner-void", "order-edit"].includes(name)
 
 export { CARD_PROVIDER_ID }

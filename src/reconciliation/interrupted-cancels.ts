@@ -23,6 +23,14 @@ export type InterruptedCancel = {
   }
   orderId: string
   orderCanceled: boolean
+  /**
+   * The order has a payment collection newer than this payment's: Medusa
+   * replaced the payment (createOrUpdateOrderPaymentCollectionWorkflow, run
+   * by an order edit's confirmation, or an exchange's or a claim's, makes
+   * the new collection first, then cancels the authorized one). Its release
+   * was no cancel of the order.
+   */
+  replaced: boolean
 }
 
 /**
@@ -44,6 +52,14 @@ export type InterruptedCancel = {
  * A payment released outside an order (a cart's completion undone) has no
  * order and is not listed; nor is one the service would not release
  * (refused: Needs attention has it already), nor one already settled here.
+ *
+ * A payment Medusa replaced with a newer collection of the order (an order
+ * edit of an order only authorized) was released for the replacement, not
+ * for a cancel of the order: it is listed only while Medusa still has it
+ * authorized (the replacement stopped between the release and Medusa's
+ * write), and finishing it cancels the payment alone. Taken for a stopped
+ * order cancel, the order the owner had just edited was canceled by the
+ * sweep a minute later.
  */
 export async function listInterruptedCancels(
   container: MedusaContainer,
@@ -52,7 +68,14 @@ export async function listInterruptedCancels(
 ): Promise<InterruptedCancel[]> {
   const knex = container.resolve<Knex>(ContainerRegistrationKeys.PG_CONNECTION)
   const { rows } = (await knex.raw(
-    `select "p"."id", "o"."id" as "order_id", "o"."status" as "order_status" from "payment" "p"
+    `select * from (
+      select "p"."id", "p"."created_at", "p"."canceled_at", "o"."id" as "order_id", "o"."status" as "order_status",
+        exists (select 1 from "order_payment_collection" "newer_opc"
+                  join "payment_collection" "newer" on "newer"."id" = "newer_opc"."payment_collection_id" and "newer"."deleted_at" is null
+                 where "newer_opc"."order_id" = "o"."id" and "newer_opc"."deleted_at" is null
+                   and "newer"."created_at" > "pc"."created_at") as "replaced"
+      from "payment" "p"
+      join "payment_collection" "pc" on "pc"."id" = "p"."payment_collection_id"
       join "order_payment_collection" "opc"
         on "opc"."payment_collection_id" = "p"."payment_collection_id" and "opc"."deleted_at" is null
       join "order" "o" on "o"."id" = "opc"."order_id" and "o"."deleted_at" is null
@@ -62,14 +85,16 @@ export async function listInterruptedCancels(
         and coalesce("p"."metadata"->'card_service'->'cancel'->>'final', 'false') <> 'true'
         and ("o"."status" <> 'canceled' or "p"."canceled_at" is null)
         and not exists (select 1 from "capture" "c" where "c"."payment_id" = "p"."id" and "c"."deleted_at" is null)
-      order by "p"."created_at" asc
+      ) "found"
+      where not ("replaced" and "canceled_at" is not null)
+      order by "created_at" asc
       limit 100`,
     [
       providerId,
       new Date(now.getTime() - PAYMENT_LOOKBACK_MS).toISOString(),
       new Date(now.getTime() - CANCEL_GRACE_MS).toISOString(),
     ]
-  )) as unknown as { rows: Array<{ id: string; order_id: string; order_status: string }> }
+  )) as unknown as { rows: Array<{ id: string; order_id: string; order_status: string; replaced: boolean }> }
   if (!rows.length) return []
   const paymentModule = container.resolve<IPaymentModuleService>(Modules.PAYMENT)
   const payments = (await paymentModule.listPayments(
@@ -78,7 +103,9 @@ export async function listInterruptedCancels(
   )) as unknown as InterruptedCancel["payment"][]
   return rows.flatMap((row) => {
     const payment = payments.find((p) => p.id === row.id)
-    return payment ? [{ payment, orderId: row.order_id, orderCanceled: row.order_status === "canceled" }] : []
+    return payment
+      ? [{ payment, orderId: row.order_id, orderCanceled: row.order_status === "canceled", replaced: row.replaced === true }]
+      : []
   })
 }
 
@@ -98,11 +125,22 @@ export async function listInterruptedCancels(
  */
 export async function finishInterruptedCancel(
   container: MedusaContainer,
-  { payment, orderId, orderCanceled }: InterruptedCancel,
+  { payment, orderId, orderCanceled, replaced }: InterruptedCancel,
   now: Date
 ): Promise<PaymentAction[]> {
   const paymentModule = container.resolve<IPaymentModuleService>(Modules.PAYMENT)
   const released = () => parseSessionData(payment.data)?.state === "canceled"
+  if (replaced) {
+    // Medusa replaced the payment (an order edit): the payment's cancel is finished, the order left as the owner made it.
+    await paymentModule.cancelPayment(payment.id)
+    return [
+      await noteCancel(container, payment, now, {
+        status: "cancel_recovered",
+        attention: false,
+        message: `the release of a payment of order ${orderId} that Medusa replaced with a new payment collection (an edit of the order) stopped midway; finished: the payment is canceled and its approval released, the order is as it was edited`,
+      }),
+    ]
+  }
   let canceled = orderCanceled ? true : await cancelOrder(container, orderId)
   // Refused because the owner's own second cancel got there first: the order is canceled all the same.
   if (canceled !== true && (await orderStatusOf(container, orderId)) === "canceled") canceled = true
