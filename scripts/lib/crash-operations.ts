@@ -199,21 +199,23 @@ async function ownerVoidDone(ctx: OperationContext, subject: Subject): Promise<s
 }
 
 /**
- * How long after an order edit its end is judged: past the sweep's grace
- * for a payment's release (CANCEL_GRACE_MS, a minute) and two of the
- * harness's sweeps, so a sweep that took the edit's release for a stopped
- * order cancel, and canceled the order, is seen.
+ * How long after an order edit's release (the payment's cancel mark, or the
+ * act when there is none) its end is judged: past the sweep's grace for a
+ * payment's release (CANCEL_GRACE_MS, a minute) and two of the harness's
+ * sweeps, so a sweep that took the edit's release for a stopped order
+ * cancel, and canceled the order, is seen.
  */
 const EDIT_JUDGED_AFTER_MS = 75_000
 
 /** The first payment of an edited order and the order, as Medusa and the service record them. */
 async function orderEditDone(ctx: OperationContext, subject: Subject): Promise<string | null> {
-  if (Date.now() - (subject.actedAt ?? 0) < EDIT_JUDGED_AFTER_MS) return null
   const [row] = await ctx.cluster.query(
-    `SELECT o.status AS order_status, p.canceled_at, p.data->>'state' AS state FROM payment p, "order" o WHERE p.id = $1 AND o.id = $2`,
+    `SELECT o.status AS order_status, p.canceled_at, p.metadata->'card_service'->'cancel'->>'requested_at' AS released_at
+       FROM payment p, "order" o WHERE p.id = $1 AND o.id = $2`,
     [subject.paymentId, subject.orderId]
   )
-  if (!row || row.order_status === "canceled") return null
+  const since = Math.max(subject.actedAt ?? 0, row?.released_at ? Date.parse(row.released_at) : 0)
+  if (!row || Date.now() - since < EDIT_JUDGED_AFTER_MS || row.order_status === "canceled") return null
   const { reversed } = serviceHolds(ctx.cluster, subject.transactionId!)
   const canceled = row.canceled_at !== null
   if (reversed && canceled) return "edited: the first payment canceled, its approval released, the order open"
@@ -421,7 +423,8 @@ export const operations: Record<OperationName, Operation> = {
       ] as const) {
         const answer = await ctx.owner.call(path, body)
         subject.answers.push(`${path.split("/").pop()} ${answer.status}`)
-        if (answer.status >= 300) return
+        // A step refused, or its answer lost (0): the owner stops there.
+        if (answer.status === 0 || answer.status >= 300) return
       }
       await adminAct(ctx, subject, `/admin/order-edits/${subject.orderId}/confirm`, {})
     },
