@@ -286,6 +286,7 @@ async function discover(ctx: OperationContext, traps: DbTraps, name: OperationNa
   const operation = operations[name]
   const { cluster } = ctx
   const subject = await operation.prepare(ctx)
+  if (name === "reverse") canceledOnPurpose.add(subject.cartId)
   const answers: Discovery["answers"] = []
   cluster.proxyHooks.beforeAnswer = (answer) => {
     answers.push({ method: answer.method, url: answer.url, status: answer.status })
@@ -479,6 +480,7 @@ async function runPoint(
   // Two instances up at least: a run may kill one while another restarts.
   while (cluster.instances.filter((i) => i.up).length < 2) await sleep(200)
   const subject = await operation.prepare(ctx)
+  if (point.operation === "reverse") canceledOnPurpose.add(subject.cartId)
   const result: RunResult = { point: point.id, run, timing, outcome: "not reached", detail: "", locks: [], answers: subject.answers, subject }
   const trap = armPoint(ctx, traps, point)
   const acting = operation.act(ctx, subject).catch((error: Error) => {
@@ -570,6 +572,9 @@ async function waitForEnd(ctx: OperationContext, subject: Subject, name: Operati
   }
 }
 
+/** Carts whose order a run's operation set out to cancel (the owner's cancel): any other canceled order not on hold is a breach. */
+const canceledOnPurpose = new Set<string>()
+
 /** The soak's invariants over the whole store, the breaches about this run's payment. */
 async function breachesOf(ctx: OperationContext, subject: Subject, attempts: Map<string, AttemptFacts>): Promise<Breach[]> {
   const { cluster } = ctx
@@ -578,7 +583,7 @@ async function breachesOf(ctx: OperationContext, subject: Subject, attempts: Map
     await storeFacts(cluster, Infinity),
     attempts,
     deliveredTransactions(cluster),
-    { settledBefore: Infinity }
+    { settledBefore: Infinity, canceledOnPurpose }
   )
   return breaches.filter(
     (b) =>

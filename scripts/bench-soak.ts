@@ -290,7 +290,12 @@ async function main() {
       store,
       attemptFacts(checkouts),
       deliveredTransactions(cluster),
-      { settledBefore, quietBefore: final ? Infinity : Date.now() - QUIET_MS, busyPayments: owner.busyPayments() },
+      {
+        settledBefore,
+        quietBefore: final ? Infinity : Date.now() - QUIET_MS,
+        busyPayments: owner.busyPayments(),
+        canceledOnPurpose: new Set(checkouts.filter((c) => c.owner?.action === "cancel" && c.cartId).map((c) => c.cartId!)),
+      },
       await adversaryFacts(store)
     )
     if (final) unknownOutcomes.final = result.unknownOutcomes

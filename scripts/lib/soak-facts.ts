@@ -166,6 +166,7 @@ export async function storeFacts(cluster: Cluster, settledBefore: number): Promi
       cartId: row.cart_id,
       payments: [] as StoreOrder["payments"],
       hold: holdOf(row.session_statuses ?? [], row.order_status),
+      canceled: row.order_status === "canceled",
       createdAt: new Date(row.created_at).getTime(),
     }
     if (row.payment_id) {

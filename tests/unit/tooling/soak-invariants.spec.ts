@@ -421,3 +421,39 @@ describe("checkInvariants: the service holds what Medusa books", () => {
     expect(check([approval, on(approval, "CAPTURE", 17.4)], facts).breaches).toEqual([])
   })
 })
+
+// The sweep once canceled an order the owner had only edited (its first
+// payment released by the edit, taken for a stopped order cancel).
+describe("checkInvariants: no order canceled that nobody canceled", () => {
+  const NOBODY = "order canceled that nobody canceled"
+  const released = (cartId: string) => {
+    const approval = record("AUTHORIZATION", 30)
+    return {
+      service: [approval, on(approval, "REVERSAL", 30)],
+      order: { ...order(cartId, approval.transactionId, 30, { canceled: true, captured: 0 }), canceled: true },
+    }
+  }
+  const judge = (orders: StoreOrder[], service: ServiceRecord[], canceledOnPurpose?: Set<string>) =>
+    checkInvariants(service, store({ orders }), new Map(), new Set(service.map((r) => r.transactionId)), {
+      settledBefore: Infinity,
+      canceledOnPurpose,
+    }).breaches.filter((b) => b.invariant === NOBODY)
+
+  it("breaches on a canceled order the owner never canceled and that was never on hold; not on the owner's cancel, a closed hold, or an open order", () => {
+    const edited = released("cart_edited")
+    const ownerCanceled = released("cart_owner")
+    const rejected = released("cart_rejected")
+    const open = released("cart_open")
+    const orders = [edited.order, ownerCanceled.order, { ...rejected.order, hold: "closed" as const }, { ...open.order, canceled: false }]
+    const service = [...edited.service, ...ownerCanceled.service, ...rejected.service, ...open.service]
+
+    const breaches = judge(orders, service, new Set(["cart_owner"]))
+
+    expect(breaches).toEqual([expect.objectContaining({ cartId: "cart_edited", orderId: "order_cart_edited" })])
+  })
+
+  it("is not judged when the caller does not say which orders were canceled on purpose", () => {
+    const edited = released("cart_edited")
+    expect(judge([edited.order], edited.service)).toEqual([])
+  })
+})
