@@ -14,7 +14,7 @@
  *   (sandbox.holdAnswer); the proxy holds an instance's answer before its
  *   client hears it (cluster.proxyHooks).
  * - Which instance a connection belongs to: /proc, by the connection's local
- *   port (ownerOfPort).
+ *   port among its own sockets (portsOfProcess).
  */
 import fs from "node:fs"
 import { Client } from "pg"
@@ -166,9 +166,10 @@ export class DbTraps {
     const { rows } = await this.db.query(
       `SELECT pid, client_port FROM pg_stat_activity WHERE datname = current_database() AND pid <> pg_backend_pid() AND client_port IS NOT NULL`
     )
+    const ports = new Set(processIds.flatMap((pid) => [...portsOfProcess(pid)]))
     let cut = 0
     for (const row of rows as { pid: number; client_port: number }[]) {
-      if (processIds.includes(processOfPort(row.client_port) ?? -1)) {
+      if (ports.has(row.client_port)) {
         await this.terminate(row.pid)
         cut++
       }
@@ -186,9 +187,30 @@ export class DbTraps {
   }
 }
 
-/** The inode of the loopback TCP socket whose local port is `port`, from /proc/net/tcp{,6}. */
-function socketInode(port: number): string | null {
-  const hex = port.toString(16).toUpperCase().padStart(4, "0")
+/**
+ * The local ports of the TCP sockets process `pid` holds: its socket inodes
+ * from /proc/<pid>/fd, their ports from /proc/net/tcp{,6}. One process's
+ * descriptors, not every process's: an instance is found in milliseconds,
+ * so a held answer is not kept waiting while the harness looks.
+ */
+export function portsOfProcess(pid: number): Set<number> {
+  const inodes = new Set<string>()
+  let fds: string[] = []
+  try {
+    fds = fs.readdirSync(`/proc/${pid}/fd`)
+  } catch {
+    return new Set()
+  }
+  for (const fd of fds) {
+    try {
+      const link = fs.readlinkSync(`/proc/${pid}/fd/${fd}`)
+      const match = /^socket:\[(\d+)\]$/.exec(link)
+      if (match) inodes.add(match[1])
+    } catch {
+      // Closed meanwhile.
+    }
+  }
+  const ports = new Set<number>()
   for (const file of ["/proc/net/tcp", "/proc/net/tcp6"]) {
     let text = ""
     try {
@@ -198,43 +220,18 @@ function socketInode(port: number): string | null {
     }
     for (const line of text.split("\n").slice(1)) {
       const fields = line.trim().split(/\s+/)
-      if (fields.length < 10) continue
-      if (fields[1].endsWith(`:${hex}`)) return fields[9]
+      if (fields.length < 10 || !inodes.has(fields[9])) continue
+      ports.add(parseInt(fields[1].split(":")[1], 16))
     }
   }
-  return null
-}
-
-/** The process holding the TCP socket whose local port is `port`, or null. */
-export function processOfPort(port: number): number | null {
-  const inode = socketInode(port)
-  if (!inode || inode === "0") return null
-  const target = `socket:[${inode}]`
-  for (const entry of fs.readdirSync("/proc")) {
-    if (!/^\d+$/.test(entry)) continue
-    let fds: string[] = []
-    try {
-      fds = fs.readdirSync(`/proc/${entry}/fd`)
-    } catch {
-      continue
-    }
-    for (const fd of fds) {
-      try {
-        if (fs.readlinkSync(`/proc/${entry}/fd/${fd}`) === target) return Number(entry)
-      } catch {
-        // Closed meanwhile.
-      }
-    }
-  }
-  return null
+  return ports
 }
 
 /** The index of the instance whose process holds the socket of local port `port`, or null. */
 export function instanceOfPort(cluster: Pick<Cluster, "instances">, port: number | undefined): number | null {
   if (!port) return null
-  const pid = processOfPort(port)
-  if (pid === null) return null
-  const index = cluster.instances.findIndex((i) => i.child?.pid === pid)
+  // The instances' own descriptors only (portsOfProcess), not every process's.
+  const index = cluster.instances.findIndex((i) => !!i.child?.pid && portsOfProcess(i.child.pid).has(port))
   return index >= 0 ? index : null
 }
 
@@ -251,11 +248,12 @@ export async function dropRedisConnections(redisUrl: string, processId: number):
   try {
     await redis.connect()
     const list = (await redis.call("CLIENT", "LIST")) as string
+    const ports = portsOfProcess(processId)
     let cut = 0
     for (const line of list.split("\n").filter(Boolean)) {
       const fields = Object.fromEntries(line.split(" ").map((pair) => pair.split("=", 2) as [string, string]))
       const port = Number(fields.addr?.split(":").pop())
-      if (!port || processOfPort(port) !== processId) continue
+      if (!port || !ports.has(port)) continue
       await redis.call("CLIENT", "KILL", "ID", fields.id)
       cut++
     }

@@ -1,3 +1,5 @@
+import net from "node:net"
+import { portsOfProcess } from "../../../scripts/lib/crash-traps"
 import { pointsOf, requestPattern, samplePoints, serviceEndpoint, writeMeaning, type Discovery } from "../../../scripts/lib/crash-points"
 import type { RecordedWrite } from "../../../scripts/lib/crash-traps"
 
@@ -99,5 +101,26 @@ describe("samplePoints (--sample)", () => {
   it("takes all of them with no sample or one as large", () => {
     expect(samplePoints(points, null, 1)).toBe(points)
     expect(samplePoints(points, 40, 1)).toBe(points)
+  })
+})
+
+describe("portsOfProcess (which instance holds a connection)", () => {
+  it("finds the local port of a connection this process holds, and not the port of one another process holds", async () => {
+    const server = net.createServer((socket) => socket.on("error", () => undefined))
+    await new Promise<void>((resolve) => server.listen(0, "127.0.0.1", resolve))
+    const { port } = server.address() as net.AddressInfo
+    const client = net.connect(port, "127.0.0.1")
+    await new Promise((resolve) => client.once("connect", resolve))
+    try {
+      const mine = portsOfProcess(process.pid)
+      expect(mine.has(client.localPort!)).toBe(true)
+      expect(mine.has(port)).toBe(true)
+      // The parent (jest's, or the shell) holds no socket of ours.
+      expect(portsOfProcess(process.ppid).has(client.localPort!)).toBe(false)
+      expect(portsOfProcess(2 ** 22 + 1).size).toBe(0)
+    } finally {
+      client.destroy()
+      await new Promise((resolve) => server.close(resolve))
+    }
   })
 })
