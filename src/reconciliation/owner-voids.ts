@@ -5,7 +5,7 @@ import { CardServiceError } from "../lib/card-service-error"
 import { underPaymentLock } from "../lib/payment-lock"
 import { parseSessionData } from "../providers/card-service/session-data"
 import type CardServiceProviderService from "../providers/card-service/service"
-import { recordVoid, voidMarkOf, writeVoidMark } from "../providers/card-service/void-record"
+import { recordVoid, voidMarkOf, writeVoidMark, type VoidMark } from "../providers/card-service/void-record"
 
 /**
  * How old the mark of the owner's void must be before the sweep takes its
@@ -15,12 +15,20 @@ import { recordVoid, voidMarkOf, writeVoidMark } from "../providers/card-service
  */
 export const VOID_MARK_GRACE_MS = 2 * 60 * 1000
 
+/** The payment's void mark when it is past its grace (the sweep's to settle); null otherwise. */
+export function dueVoidMark(metadata: unknown, now: Date): VoidMark | null {
+  const mark = voidMarkOf(metadata)
+  return mark && now.getTime() - Date.parse(mark.requested_at) >= VOID_MARK_GRACE_MS ? mark : null
+}
+
 /** What the sweep reports of a void it booked (one of payment-followups.ts's PaymentAction). */
 export type OwnerVoidAction = { payment_id: string; status: "follow_on_recovered"; message: string }
 
 /**
  * Settles the owner's void whose route stopped before it booked what the
- * service said (void-record.ts, VoidMark): under the payment's lock, so a
+ * service said (void-record.ts, VoidMark), for a payment whose mark the
+ * caller found due (dueVoidMark: a mark not due never asks for the lock, so
+ * a route at work never holds up the sweep): under the payment's lock, so a
  * route still at work finishes first, the transaction is retrieved; a void
  * the service made is booked as the route would have booked it, and a mark
  * of a void it never made is removed. Null when there was nothing to do or
@@ -40,15 +48,10 @@ export async function settleOwnerVoid(
       data: Record<string, unknown> | null
       metadata?: Record<string, unknown> | null
     }>)[0]
-  const due = (metadata: unknown) => {
-    const mark = voidMarkOf(metadata)
-    return mark && now.getTime() - Date.parse(mark.requested_at) >= VOID_MARK_GRACE_MS ? mark : null
-  }
-  // Not due: the lock is not even asked for, so a route at work never holds up the sweep.
-  if (!due((await read())?.metadata)) return null
   return await underPaymentLock(container, paymentId, async () => {
+    // Read again under the lock: a route that finished meanwhile removed its mark.
     const payment = await read()
-    const mark = due(payment?.metadata)
+    const mark = dueVoidMark(payment?.metadata, now)
     if (!payment || !mark) return null
     const data = parseSessionData(payment.data)
     const operation = mark.type === "CAPTURE" ? "capture" : "refund"

@@ -20,7 +20,7 @@ import { toServiceAmount, type AmountInput } from "../lib/money"
 import { capturePaymentWorkflow, refundPaymentWorkflow } from "@medusajs/medusa/core-flows"
 import type { TransactionLogEntry } from "../providers/card-service/session-data"
 import { voidMarkOf } from "../providers/card-service/void-record"
-import { settleOwnerVoid } from "./owner-voids"
+import { dueVoidMark, settleOwnerVoid } from "./owner-voids"
 
 /**
  * What the sweep learned about a captured payment, in the payment's
@@ -146,7 +146,7 @@ export async function followPayment(
   await provider.refreshSettings()
   const actions: PaymentAction[] = []
   let payment = listed
-  if (voidMarkOf(listed.metadata)) {
+  if (dueVoidMark(listed.metadata, now)) {
     // The owner's void whose route stopped: booked first, and the payment read again, so the capture's note sees it.
     const settled = await settleOwnerVoid(container, provider, listed.id, now)
     if (settled) actions.push(settled)
