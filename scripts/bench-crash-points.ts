@@ -18,6 +18,7 @@
  *
  *   npm run bench:crash-points -- [--runs N] [--lanes N] [--operations a,b] [--kinds service,db,answer] [--cuts kill,db-drop,redis-drop]
  *                                 [--points TEXT] [--sample N] [--seed N] [--deadline S] [--discover-only]
+ *                                 [--pass DIR] [--minutes M]
  *
  * --runs: runs of each point (default 20). --lanes: clusters side by side,
  * each running every N-th point (default 1). --operations, --kinds, --cuts:
@@ -26,9 +27,13 @@
  * --seed: the timings' and the sample's seed (default from the clock;
  * printed). --deadline: seconds a run
  * may take to settle after its crash (default 180). --discover-only: print
- * the points and stop. docs/benchmarks.md, "Crash points", has a full table.
+ * the points and stop. --pass: keep the pass in DIR, every run written as it
+ * is judged, and take up one already there (crash-pass.ts): a pass longer
+ * than a sitting, on one commit. --minutes: start no run after M minutes
+ * (the pass goes on at the next sitting). docs/benchmarks.md, "Crash
+ * points", has a full table.
  */
-import { spawn } from "node:child_process"
+import { execFileSync, spawn } from "node:child_process"
 import fs from "node:fs"
 import os from "node:os"
 import path from "node:path"
@@ -44,7 +49,8 @@ import {
   type Subject,
   type Timing,
 } from "./lib/crash-operations"
-import { CUTS, POINT_KINDS, pointsOf, requestPattern, samplePoints, type Cut, type Discovery, type Point, type PointKind } from "./lib/crash-points"
+import { appendRun, closeSitting, doneKeys, openPass, passPoints, passRuns, writePoints, type PassFile, type PassSettings } from "./lib/crash-pass"
+import { CUTS, fnv1a, POINT_KINDS, pointsOf, requestPattern, samplePoints, type Cut, type Discovery, type Point, type PointKind } from "./lib/crash-points"
 import { DbTraps, dropRedisConnections, instanceOfPort } from "./lib/crash-traps"
 import { startCluster, type Cluster, type ProxiedAnswer } from "./lib/load-cluster"
 import { percentile } from "./lib/load-goals"
@@ -70,6 +76,10 @@ type Options = {
   /** Set in a lane's own process: which lane it is (0-based), and where it writes its runs. */
   lane: number | null
   out: string | null
+  /** The pass's folder (--pass), or null: the table of this sitting only. */
+  pass: string | null
+  /** Start no run after this many minutes; null: no limit. */
+  minutes: number | null
 }
 
 function listOf<T extends string>(name: string, text: string | undefined, known: readonly T[]): T[] {
@@ -97,6 +107,8 @@ function parseOptions(argv: string[]): Options {
       lanes: { type: "string" },
       lane: { type: "string" },
       out: { type: "string" },
+      pass: { type: "string" },
+      minutes: { type: "string" },
     },
   })
   return {
@@ -112,8 +124,49 @@ function parseOptions(argv: string[]): Options {
     lanes: values.lanes ? positiveWhole("lanes", values.lanes) : 1,
     lane: values.lane === undefined ? null : Number(values.lane),
     out: values.out ?? null,
+    pass: values.pass ? path.resolve(values.pass) : null,
+    minutes: values.minutes ? positiveNumber("minutes", values.minutes) : null,
   }
 }
+
+const passSettings = (o: Options): PassSettings => ({
+  runs: o.runs,
+  seed: o.seed,
+  operations: o.operations,
+  kinds: o.kinds,
+  cuts: o.cuts,
+  points: o.points,
+  sample: o.sample,
+  deadlineMs: o.deadlineMs,
+})
+
+/** The pass's settings are the pass's: a later sitting asks for none. */
+function applyPassSettings(options: Options, settings: PassSettings) {
+  Object.assign(options, settings, {
+    operations: settings.operations as OperationName[],
+    kinds: settings.kinds as PointKind[],
+    cuts: settings.cuts as Cut[],
+  })
+}
+
+/**
+ * The commit whose code this is. A pass runs one code: with changes in src/,
+ * scripts/ or the lockfile not committed there is no commit to name.
+ */
+function codeCommit(): string {
+  const git = (...args: string[]) => execFileSync("git", args, { cwd: path.join(__dirname, ".."), encoding: "utf8" }).trim()
+  const changed = git("status", "--porcelain", "--", "src", "scripts", "package-lock.json")
+  if (changed) throw new Error(`--pass runs committed code; not committed:\n${changed}`)
+  return git("rev-parse", "HEAD")
+}
+
+/** A run as the pass keeps it: its subject's ids are this sitting's store's, of no use in another. */
+function withoutSubject({ subject: _subject, ...run }: RunResult): Omit<RunResult, "subject"> {
+  return run
+}
+
+/** The pass (--pass) of this sitting: opened by the parent, read by its lanes. */
+let pass: PassFile | null = null
 
 const log = (line: string) => process.stderr.write(`[bench:crash-points ${new Date().toISOString().slice(11, 19)}] ${line}\n`)
 const sleep = (ms: number) => new Promise((resolve) => setTimeout(resolve, ms))
@@ -143,13 +196,31 @@ type RunResult = {
   locks: string[]
   answers: string[]
   subject: Partial<Subject>
+  /** Where the run's time went, ms: waiting for two instances up, prepare, act until the point, crash to judged, the tail (the world's and the act's ends). */
+  phases?: { instances: number; prepare: number; reach: number; judge: number; tail: number }
 }
 
 async function main() {
   const options = parseOptions(process.argv.slice(2))
+  if (options.pass) {
+    if (options.lane === null) {
+      const opened = openPass(options.pass, codeCommit(), passSettings(options), options.lanes)
+      pass = opened.pass
+      log(
+        opened.resumed
+          ? `taking up the pass in ${options.pass} (commit ${pass.commit.slice(0, 7)}, sitting ${pass.sittings.length}; its settings, not this command's)`
+          : `a new pass in ${options.pass} (commit ${pass.commit.slice(0, 7)})`
+      )
+    } else {
+      pass = JSON.parse(fs.readFileSync(path.join(options.pass, "pass.json"), "utf8")) as PassFile
+    }
+    applyPassSettings(options, pass.settings)
+  }
   if (options.lanes > 1 && options.lane === null) return await runLanes(options, process.argv.slice(2))
-  const random = seededRandom(options.seed + (options.lane ?? 0))
+  // Lanes boot a few seconds apart: many Medusa boots at once on two cores time out on their database pool.
+  if (options.lane) await sleep(options.lane * 8_000)
   const booted = Date.now()
+  const until = options.minutes === null ? Infinity : booted + options.minutes * 60_000
   const cluster = await startCluster({
     log,
     instanceCount: 3,
@@ -188,6 +259,9 @@ async function main() {
       (_, i) => options.lane === null || i % options.lanes === options.lane
     )
     if (!options.out) for (const point of points) process.stdout.write(`point ${point.id}: ${point.where}\n`)
+    if (options.pass) writePoints(options.pass, `${new Date(booted).toISOString().replace(/[:.]/g, "-")}-lane${options.lane ?? 0}`, points)
+    const done = doneKeys(options.pass ? passRuns(options.pass) : [])
+    if (done.size) log(`${done.size} runs of the pass made in earlier sittings`)
     if (options.discoverOnly) {
       if (options.out) fs.writeFileSync(options.out, JSON.stringify({ points, results: [] }))
       return
@@ -195,8 +269,14 @@ async function main() {
     const started = Date.now()
     for (let run = 1; run <= options.runs && !stopping; run++) {
       for (const point of points) {
+        if (Date.now() > until && !stopping) {
+          stopping = true
+          log(`--minutes ${options.minutes} are up: no more runs in this sitting`)
+        }
         if (stopping) break
-        const timing = drawTiming(random, point.operation)
+        if (done.has(`${point.id}#${run}`)) continue
+        // Drawn from the seed, the point and the run's number: the same whichever lane or sitting makes it.
+        const timing = drawTiming(seededRandom(fnv1a(`${options.seed}:${point.id}:${run}`)), point.operation)
         const result = await runPoint(ctx, traps, point, run, timing, options.deadlineMs, attempts).catch(
           (error: Error): RunResult => ({
             point: point.id,
@@ -210,21 +290,22 @@ async function main() {
           })
         )
         results.push(result)
+        if (options.pass) appendRun(options.pass, withoutSubject(result))
         log(
           `${point.id} run ${run}: ${result.outcome}${result.settleMs !== undefined ? ` in ${(result.settleMs / 1000).toFixed(1)} s` : ""}: ${result.detail}` +
-            (result.outcome !== "settled" ? ` [${result.answers.join(", ")}]` : "")
+            (result.outcome !== "settled" ? ` [${result.answers.join(", ")}]` : "") +
+            (result.phases ? ` (${Object.entries(result.phases).map(([k, ms]) => `${k} ${(ms / 1000).toFixed(1)}`).join(", ")} s)` : "")
         )
       }
     }
     if (options.out) fs.writeFileSync(options.out, JSON.stringify({ points, results }))
-    else report(options, points, results, started)
+    else if (report(options, points, results, started)) process.exitCode = 1
+    if (options.pass && options.lane === null) closeSitting(options.pass, results.length)
   } finally {
     await Promise.all(restarts)
     await traps.close()
     await cluster.stop()
   }
-  // A lane writes its runs; the parent judges them.
-  if (!options.out && results.some((r) => r.outcome === "breach")) process.exitCode = 1
 }
 
 /**
@@ -260,12 +341,12 @@ async function runLanes(options: Options, argv: string[]) {
   }
   if (options.discoverOnly) {
     for (const point of points) process.stdout.write(`point ${point.id}: ${point.where}\n`)
-  } else {
-    report(options, points, results, started)
   }
+  const breached = !options.discoverOnly && report(options, points, results, started)
+  if (options.pass) closeSitting(options.pass, results.length)
   const failed = codes.filter((code) => code !== 0).length
   if (failed) log(`${failed} lane(s) ended with an error: their points are missing from the table`)
-  if (failed || results.some((r) => r.outcome === "breach")) process.exitCode = 1
+  if (failed || breached) process.exitCode = 1
 }
 
 /** One run's timing, from the seed: the browser's return, the owner's second press, the pause before a killed instance restarts. */
@@ -477,10 +558,13 @@ async function runPoint(
 ): Promise<RunResult> {
   const { cluster } = ctx
   const operation = operations[point.operation]
+  const began = Date.now()
   // Two instances up at least: a run may kill one while another restarts.
   while (cluster.instances.filter((i) => i.up).length < 2) await sleep(200)
+  const up = Date.now()
   const subject = await operation.prepare(ctx)
   if (point.operation === "reverse") canceledOnPurpose.add(subject.cartId)
+  const prepared = Date.now()
   const result: RunResult = { point: point.id, run, timing, outcome: "not reached", detail: "", locks: [], answers: subject.answers, subject }
   const trap = armPoint(ctx, traps, point)
   const acting = operation.act(ctx, subject).catch((error: Error) => {
@@ -500,6 +584,7 @@ async function runPoint(
   }
   result.locks = await heldLocks(cluster)
   const crashedAt = Date.now()
+  let judged = 0
   await reached.cut(point.cut)
   await trap.disarm()
   if (point.cut === "kill" && reached.instance !== null) {
@@ -550,8 +635,10 @@ async function runPoint(
     }
     return result
   } finally {
+    judged = Date.now()
     sweeping = false
     await Promise.all([sweeper, recovering, Promise.race([acting, sleep(30_000)])])
+    result.phases = { instances: up - began, prepare: prepared - up, reach: crashedAt - prepared, judge: judged - crashedAt, tail: Date.now() - judged }
   }
 }
 
@@ -603,11 +690,18 @@ async function attentionOf(ctx: OperationContext, subject: Subject): Promise<str
     .map((e) => `${e.status}: ${e.message}`)
 }
 
-function report(options: Options, points: Point[], results: RunResult[], startedAt: number) {
+/** The table: of this sitting's runs, or with --pass of every sitting's. Whether it holds a breach. */
+function report(options: Options, sittingPoints: Point[], sittingResults: RunResult[], startedAt: number): boolean {
+  const points = options.pass ? passPoints<Point>(options.pass) : sittingPoints
+  const results = options.pass ? passRuns<RunResult>(options.pass) : sittingResults
   const f = (ms: number) => (Number.isFinite(ms) ? `${(ms / 1000).toFixed(1)} s` : "-")
+  const sitting = `${sittingResults.length} runs in ${((Date.now() - startedAt) / 60_000).toFixed(1)} min`
   const lines = [
     "",
-    `crash points: ${points.length} points, ${results.length} runs in ${((Date.now() - startedAt) / 60_000).toFixed(1)} min, seed ${options.seed}`,
+    pass
+      ? `crash points: the pass in ${options.pass}, code of ${pass.commit.slice(0, 7)}: ${points.length} points, ${results.length} runs ` +
+        `(of ${points.length * options.runs}) in ${pass.sittings.length} sitting(s), this one ${sitting}; seed ${options.seed}`
+      : `crash points: ${points.length} points, ${sitting}, seed ${options.seed}`,
     "| point | locks held | runs | settled by itself | needs attention | breaches | not reached | settle p50 | settle p95 |",
     "| --- | --- | ---: | ---: | ---: | ---: | ---: | ---: | ---: |",
   ]
@@ -634,6 +728,7 @@ function report(options: Options, points: Point[], results: RunResult[], started
   fs.mkdirSync(path.dirname(file), { recursive: true })
   fs.writeFileSync(file, JSON.stringify({ options, points, results }, null, 1))
   log(`every run written to ${file}`)
+  return results.some((r) => r.outcome === "breach")
 }
 
 main().then(

@@ -170,14 +170,16 @@ export function pointLabel(point: Omit<Point, "id" | "cut">): string {
  * (each point ranked by a hash of the seed and its id), in their order of
  * discovery. All of them when N is null or not smaller.
  */
+/** FNV-1a, 32 bits: a fixed draw from a text, no state. */
+export function fnv1a(text: string): number {
+  let hash = 0x811c9dc5
+  for (const char of text) hash = Math.imul(hash ^ char.charCodeAt(0), 0x01000193) >>> 0
+  return hash
+}
+
 export function samplePoints<T extends { id: string }>(points: T[], sample: number | null, seed: number): T[] {
   if (sample === null || sample >= points.length) return points
-  const rank = (id: string) => {
-    // FNV-1a over the seed and the id: a fixed draw, no state.
-    let hash = 0x811c9dc5
-    for (const char of `${seed}:${id}`) hash = Math.imul(hash ^ char.charCodeAt(0), 0x01000193) >>> 0
-    return hash
-  }
+  const rank = (id: string) => fnv1a(`${seed}:${id}`)
   const chosen = new Set([...points].sort((a, b) => rank(a.id) - rank(b.id)).slice(0, sample).map((p) => p.id))
   return points.filter((p) => chosen.has(p.id))
 }

@@ -1,0 +1,60 @@
+import fs from "node:fs"
+import os from "node:os"
+import path from "node:path"
+import { appendRun, closeSitting, doneKeys, openPass, passPoints, passRuns, writePoints, type PassSettings } from "../../../scripts/lib/crash-pass"
+
+const settings: PassSettings = {
+  runs: 20,
+  seed: 7,
+  operations: ["capture"],
+  kinds: ["service", "db", "answer"],
+  cuts: ["kill"],
+  points: null,
+  sample: null,
+  deadlineMs: 180_000,
+}
+
+describe("a crash-point pass kept in a folder across sittings", () => {
+  let dir: string
+  beforeEach(() => (dir = fs.mkdtempSync(path.join(os.tmpdir(), "crash-pass-"))))
+  afterEach(() => fs.rmSync(dir, { recursive: true, force: true }))
+
+  it("takes up a pass of the same commit with the pass's settings, not the ones asked the second time", () => {
+    expect(openPass(dir, "abc", settings, 5).resumed).toBe(false)
+    closeSitting(dir, 12)
+    const again = openPass(dir, "abc", { ...settings, runs: 3, seed: 99 }, 8)
+    expect(again.resumed).toBe(true)
+    expect(again.pass.settings).toEqual(settings)
+    expect(again.pass.sittings).toEqual([
+      expect.objectContaining({ lanes: 5, runs: 12, ended: expect.any(String) }),
+      expect.objectContaining({ lanes: 8 }),
+    ])
+  })
+
+  it("refuses to take up a pass of another commit, and says how to run it", () => {
+    openPass(dir, "abc", settings, 5)
+    expect(() => openPass(dir, "def", settings, 5)).toThrow(/pass of commit abc.*git worktree add <folder> abc/)
+  })
+
+  it("keeps every run appended, and makes again a run whose line was cut short", () => {
+    appendRun(dir, { point: "capture service:/capture#1 kill", run: 1 })
+    appendRun(dir, { point: "capture service:/capture#1 kill", run: 2 })
+    fs.appendFileSync(path.join(dir, "runs.jsonl"), '{"point":"capture db:insert:capture#1 kill","ru')
+    const runs = passRuns(dir)
+    expect(runs).toHaveLength(2)
+    const done = doneKeys(runs)
+    expect(done.has("capture service:/capture#1 kill#2")).toBe(true)
+    expect(done.has("capture db:insert:capture#1 kill#1")).toBe(false)
+  })
+
+  it("has no runs before the first", () => {
+    expect(passRuns(dir)).toEqual([])
+  })
+
+  it("tables every point any lane of any sitting found, once, in the order first found", () => {
+    writePoints(dir, "2026-11-28T20-00-00-000Z-lane0", [{ id: "a" }, { id: "c" }])
+    writePoints(dir, "2026-11-28T20-00-00-000Z-lane1", [{ id: "b" }, { id: "a" }])
+    writePoints(dir, "2026-11-29T08-00-00-000Z-lane0", [{ id: "d" }])
+    expect(passPoints(dir).map((p) => p.id)).toEqual(["a", "c", "b", "d"])
+  })
+})
