@@ -1,7 +1,7 @@
 import { medusaIntegrationTestRunner } from "@medusajs/test-utils"
 import type { HeldAnswer } from "../../src/sandbox"
 import { sweepCardServicePayments } from "../../src/reconciliation/sweep"
-import { UNLOGGED_AFTER_MS } from "../../src/reconciliation/payment-followups"
+import { captureNoteOf, followPayment, listCapturesToFollow, UNLOGGED_AFTER_MS } from "../../src/reconciliation/payment-followups"
 import {
   CANCEL_GRACE_MS,
   finishInterruptedCancel,
@@ -175,6 +175,23 @@ medusaIntegrationTestRunner({
       expect(settled.data.transactions).toEqual(
         expect.arrayContaining([expect.objectContaining({ operation: "capture", transaction_id: captureId, voided: true })])
       )
+      expect(voidsIn(settled.data)).toHaveLength(1)
+      expect((await attentionFor(payment.id)).filter((e: any) => e.needs_action)).toEqual([])
+    })
+
+    it("never calls the owner's void a change outside Medusa when the sweep listed the payment before the void and follows it after", async () => {
+      const { orderId, payment, captureId } = await capturedOrder()
+      // The sweep lists the captured payment; the owner's void runs to its end before the sweep comes to it.
+      const now = new Date()
+      const listed = (await listCapturesToFollow(getContainer(), payment.provider_id, now, 100)).find((p) => p.id === payment.id)
+      expect(listed).toBeDefined()
+      expect((await voidRoute(payment.id, captureId)).status).toBe(200)
+
+      const actions = await followPayment(getContainer(), listed!, now)
+
+      expect(actions.map((a) => a.status)).not.toContain("changed_outside_medusa")
+      const settled = await paymentOfOrder(getContainer(), orderId)
+      expect(captureNoteOf(settled.metadata)?.status).not.toBe("changed_outside_medusa")
       expect(voidsIn(settled.data)).toHaveLength(1)
       expect((await attentionFor(payment.id)).filter((e: any) => e.needs_action)).toEqual([])
     })

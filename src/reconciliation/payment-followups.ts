@@ -1,3 +1,4 @@
+import { underPaymentLock } from "../lib/payment-lock"
 import { withCardServiceField } from "../providers/card-service/payment-record"
 import type {
   IPaymentModuleService,
@@ -145,13 +146,32 @@ export async function followPayment(
   const provider = cardServiceProvider(container, listed.provider_id)
   await provider.refreshSettings()
   const actions: PaymentAction[] = []
-  let payment = listed
   if (dueVoidMark(listed.metadata, now)) {
-    // The owner's void whose route stopped: booked first, and the payment read again, so the capture's note sees it.
+    // The owner's void whose route stopped: booked first (under the payment's lock), so the capture's note sees it.
     const settled = await settleOwnerVoid(container, provider, listed.id, now)
     if (settled) actions.push(settled)
-    payment = (await readAgain(container, listed)) ?? listed
   }
+  // The rest under the payment's lock, on the payment as it is now, not as
+  // it was listed: the owner's void route holds the lock from its mark to its
+  // booking, so the sweep sees a capture before the void or after it is
+  // booked. Listed before the void and followed after it, the capture was
+  // VOIDED at the service with nothing booked: "voided outside Medusa",
+  // final, and the route's mark written over.
+  const followed = await underPaymentLock(container, listed.id, async () => {
+    const payment = await readAgain(container, listed)
+    return payment ? await followCurrent(container, provider, payment, now) : []
+  })
+  return [...actions, ...followed]
+}
+
+/** followPayment's part under the payment's lock. */
+async function followCurrent(
+  container: MedusaContainer,
+  provider: CardServiceProviderService,
+  payment: PaymentRow,
+  now: Date
+): Promise<PaymentAction[]> {
+  const actions: PaymentAction[] = []
   const data = parseSessionData(payment.data)
   if (!data) return actions
   let current = payment

@@ -67,22 +67,34 @@ let updatePayment: jest.Mock
 let retrieve: jest.Mock
 let resolveLostCapture: jest.Mock
 let refreshSettings: jest.Mock
+let execute: jest.Mock
 let container: never
+/** The payment as the database holds it now (followPayment reads it again under the payment's lock). */
+let stored: Row | null
 
 beforeEach(() => {
-  listPayments = jest.fn(async () => [])
+  stored = null
+  listPayments = jest.fn(async (filter: { id?: string } = {}) => (filter.id && stored?.id === filter.id ? [stored] : []))
   listRefunds = jest.fn(async () => [])
   updatePayment = jest.fn(async () => ({}))
   retrieve = jest.fn()
   resolveLostCapture = jest.fn()
   refreshSettings = jest.fn(async () => {})
-  const registry: Record<string, unknown> = { [Modules.PAYMENT]: { listPayments, listRefunds, updatePayment } }
+  execute = jest.fn(async (_key: string, job: () => Promise<unknown>) => await job())
+  const registry: Record<string, unknown> = {
+    [Modules.PAYMENT]: { listPayments, listRefunds, updatePayment },
+    [Modules.LOCKING]: { execute },
+  }
   container = { resolve: (key: string) => registry[key] } as never
   jest.mocked(cardServiceProvider).mockReset()
   jest.mocked(cardServiceProvider).mockReturnValue({ refreshSettings, client: { retrieve }, resolveLostCapture } as never)
 })
 
-const follow = (payment: Row) => followPayment(container, payment as never, NOW)
+/** The sweep follows the payment it listed, which the database holds as listed unless `now` says otherwise. */
+const follow = (payment: Row, now: Row = payment) => {
+  stored = now
+  return followPayment(container, payment as never, NOW)
+}
 const written = () => updatePayment.mock.calls.map(([update]) => update)
 
 describe("the captured payments a pass follows (listCapturesToFollow)", () => {
@@ -178,6 +190,24 @@ describe("a capture's record at the service (followPayment)", () => {
       { payment_id: "pay_1", status: "capture_voided", message: "capture tx_capture is voided, as Medusa asked" },
     ])
     expect(written()[0].metadata.card_service.capture).toMatchObject({ final: true, attention: false, capture_status: "VOIDED" })
+  })
+
+  it("follows the payment as it is under the payment's lock, not as it was listed: the owner's void booked in between is no change outside Medusa", async () => {
+    retrieve.mockResolvedValue(record({ captureStatus: "VOIDED" }))
+    const listed = row(sessionData())
+    const voidBooked = row(
+      sessionData({
+        transactions: [entry("authorization", "ACCEPT"), entry("capture", "ACCEPT", { transaction_id: "tx_capture", voided: true }), entry("void", "ACCEPT")],
+      }),
+      { other: "written by the route" }
+    )
+    expect(await follow(listed, voidBooked)).toEqual([
+      { payment_id: "pay_1", status: "capture_voided", message: "capture tx_capture is voided, as Medusa asked" },
+    ])
+    expect(execute).toHaveBeenCalledWith("card-service:payment:pay_1", expect.any(Function), expect.anything())
+    // Read again inside the lock, and its metadata kept.
+    expect(execute.mock.invocationCallOrder[0]).toBeLessThan(listPayments.mock.invocationCallOrder[0])
+    expect(written()[0].metadata.other).toBe("written by the route")
   })
 
   it("does not take a void of a refund for a void of the capture", async () => {
