@@ -226,6 +226,27 @@ medusaIntegrationTestRunner({
       expect(sweptFor(await sweepLater(), payment.id)).toEqual([])
     })
 
+    it("refuses the owner's refund of a capture whose void's route died after the service voided it, books nothing, and the sweep books the void", async () => {
+      const { orderId, payment, captureId } = await capturedOrder()
+      await voidedThenDied(payment, captureId)
+
+      const refund = await post(`/admin/payments/${payment.id}/refund`, { amount: 5 })
+
+      expect(refund.status).toBeGreaterThanOrEqual(400)
+      const afterRefund = await paymentOfOrder(getContainer(), orderId)
+      expect(afterRefund.data.refunded_amount ?? 0).toBe(0)
+      expect(afterRefund.refunds ?? []).toEqual([])
+      // The service declines it (247: the capture was voided): no money moves.
+      expect(sandbox().transactions().filter((r) => r.step === "REFUND").map((r) => r.reasonCode)).toEqual(["247"])
+      expect(sweptFor(await sweepLater(), payment.id)).toEqual(
+        expect.arrayContaining([expect.objectContaining({ status: "follow_on_recovered" }), expect.objectContaining({ status: "capture_voided" })])
+      )
+      const settled = await paymentOfOrder(getContainer(), orderId)
+      expect(voidsIn(settled.data)).toHaveLength(1)
+      expect(voidMarkOf(settled.metadata)).toBeNull()
+      expect((await attentionFor(payment.id)).filter((e: any) => e.needs_action)).toEqual([])
+    })
+
     it("books the owner's void of a refund whose route died after the service voided it: the refund no longer counts as given back", async () => {
       const { orderId, payment } = await capturedOrder()
       expect((await post(`/admin/payments/${payment.id}/refund`, { amount: 7 })).status).toBe(200)
