@@ -149,15 +149,45 @@ function applyPassSettings(options: Options, settings: PassSettings) {
   })
 }
 
+const git = (...args: string[]) => execFileSync("git", args, { cwd: path.join(__dirname, ".."), encoding: "utf8" }).trim()
+/** What a pass pins: the product, and what it is installed with. */
+const PRODUCT = ["src", "package.json", "package-lock.json"]
+
 /**
- * The commit whose code this is. A pass runs one code: with changes in src/,
- * scripts/ or the lockfile not committed there is no commit to name.
+ * The commit whose code this is. A pass runs committed code: with changes in
+ * src/, scripts/ or the lockfile not committed there is no commit to name.
  */
 function codeCommit(): string {
-  const git = (...args: string[]) => execFileSync("git", args, { cwd: path.join(__dirname, ".."), encoding: "utf8" }).trim()
-  const changed = git("status", "--porcelain", "--", "src", "scripts", "package-lock.json")
+  const changed = git("status", "--porcelain", "--", ...PRODUCT, "scripts")
   if (changed) throw new Error(`--pass runs committed code; not committed:\n${changed}`)
   return git("rev-parse", "HEAD")
+}
+
+/** The product's files changed since `commit` ("" when none). */
+const productChangedSince = (commit: string) => git("diff", "--stat", commit, "HEAD", "--", ...PRODUCT)
+
+/**
+ * A lane's share of the points. Lanes discover apart, and a racing copy's
+ * writes make one lane find a point another does not, so a share by place in
+ * a lane's own list left points to no lane and gave others to two. Every
+ * lane writes what it found beside the others' (the pass's folder, or the
+ * sitting's) and waits for them; the points are all of them (and every
+ * earlier sitting's), the sample is drawn from those, and a point is the
+ * lane's whose id hashes to it: the same share in every lane.
+ */
+async function shareOfLane(options: Options, found: Point[]): Promise<Point[]> {
+  const dir = options.pass ?? path.dirname(options.out!)
+  const sitting = pass ? pass.sittings.length : 1
+  writePoints(dir, `s${sitting}-lane${options.lane}`, found)
+  const mine = (name: string) => name.startsWith(`points-s${sitting}-lane`)
+  for (const until = Date.now() + 10 * 60_000; fs.readdirSync(dir).filter(mine).length < options.lanes; await sleep(1_000)) {
+    if (Date.now() > until) {
+      log(`not every lane wrote its points in 10 minutes: sharing those written`)
+      break
+    }
+  }
+  const all = samplePoints(passPoints<Point>(dir), options.sample, options.seed)
+  return all.filter((point) => fnv1a(point.id) % options.lanes === options.lane)
 }
 
 /** A run as the pass keeps it: its subject's ids are this sitting's store's, of no use in another. */
@@ -204,7 +234,7 @@ async function main() {
   const options = parseOptions(process.argv.slice(2))
   if (options.pass) {
     if (options.lane === null) {
-      const opened = openPass(options.pass, codeCommit(), passSettings(options), options.lanes)
+      const opened = openPass(options.pass, codeCommit(), passSettings(options), options.lanes, productChangedSince)
       pass = opened.pass
       log(
         opened.resumed
@@ -254,12 +284,8 @@ async function main() {
       log(`${name}: ${ofOperation.length} points (${discovery.serviceRequests.length} service requests, ${new Set(discovery.writes.map((w) => w.xid)).size} transactions, ${discovery.answers.length} answers)`)
       found.push(...ofOperation)
     }
-    // Every lane discovers the same points, draws the same sample, and runs every lanes-th of it.
-    const points = samplePoints(found, options.sample, options.seed).filter(
-      (_, i) => options.lane === null || i % options.lanes === options.lane
-    )
+    const points = options.lane === null ? samplePoints(found, options.sample, options.seed) : await shareOfLane(options, found)
     if (!options.out) for (const point of points) process.stdout.write(`point ${point.id}: ${point.where}\n`)
-    if (options.pass) writePoints(options.pass, `${new Date(booted).toISOString().replace(/[:.]/g, "-")}-lane${options.lane ?? 0}`, points)
     const done = doneKeys(options.pass ? passRuns(options.pass) : [])
     if (done.size) log(`${done.size} runs of the pass made in earlier sittings`)
     if (options.discoverOnly) {
@@ -705,7 +731,7 @@ function report(options: Options, sittingPoints: Point[], sittingResults: RunRes
   const lines = [
     "",
     pass
-      ? `crash points: the pass in ${options.pass}, code of ${pass.commit.slice(0, 7)}: ${points.length} points, ${results.length} runs ` +
+      ? `crash points: the pass in ${options.pass}, product of ${pass.commit.slice(0, 7)}: ${points.length} points, ${results.length} runs ` +
         `(of ${points.length * options.runs}) in ${pass.sittings.length} sitting(s), this one ${sitting}; seed ${options.seed}`
       : `crash points: ${points.length} points, ${sitting}, seed ${options.seed}`,
     "| point | locks held | runs | settled by itself | needs attention | breaches | not reached | settle p50 | settle p95 |",

@@ -2,7 +2,7 @@
  * A crash-point pass that outlives one sitting (issue 42): twenty runs of
  * every point take most of a day on a 2-core machine, longer than a session
  * or a CI job lasts. `--pass DIR` keeps the pass in a folder: what it is
- * (pass.json: the commit whose code it runs, its options, its sittings), the
+ * (pass.json: the commit whose product code it runs, its options, its sittings), the
  * points each lane found, and every run, one JSON line each, appended the
  * moment it is judged. Run again with the same folder, on the same commit,
  * it takes up the runs not yet made; the table is printed from every sitting's
@@ -24,10 +24,15 @@ export type PassSettings = {
   deadlineMs: number
 }
 
-export type Sitting = { started: string; ended?: string; lanes: number; runs?: number }
+export type Sitting = { started: string; ended?: string; lanes: number; runs?: number; commit?: string }
 
 export type PassFile = {
-  /** The commit whose code runs (git rev-parse HEAD): a pass is the table of one code. */
+  /**
+   * The commit whose product runs (src/ and the lockfile): a pass is the
+   * table of one product. A later sitting may run from a later commit whose
+   * product is the same (the harness fixed between sittings); each sitting
+   * names its own.
+   */
   commit: string
   settings: PassSettings
   sittings: Sitting[]
@@ -40,20 +45,29 @@ export type PassRun = { point: string; run: number }
 
 /**
  * Opens the pass in `dir`, or starts it there. An existing pass must be of
- * the same commit; its settings are the pass's, whatever else was asked.
+ * the same product: `productChangedSince(pass.commit)` names what of the
+ * product changed since (nothing: ""). Its settings are the pass's, whatever
+ * else was asked.
  */
-export function openPass(dir: string, commit: string, asked: PassSettings, lanes: number): { pass: PassFile; resumed: boolean } {
+export function openPass(
+  dir: string,
+  commit: string,
+  asked: PassSettings,
+  lanes: number,
+  productChangedSince: (commit: string) => string
+): { pass: PassFile; resumed: boolean } {
   fs.mkdirSync(dir, { recursive: true })
   const file = path.join(dir, PASS)
   const resumed = fs.existsSync(file)
   const pass: PassFile = resumed ? JSON.parse(fs.readFileSync(file, "utf8")) : { commit, settings: asked, sittings: [] }
-  if (pass.commit !== commit) {
+  const changed = pass.commit === commit ? "" : productChangedSince(pass.commit)
+  if (changed) {
     throw new Error(
-      `${file} is a pass of commit ${pass.commit}, this code is ${commit}: run it from a checkout of that commit ` +
-        `(git worktree add <folder> ${pass.commit}), or start another pass in another folder`
+      `${file} is a pass of the product of commit ${pass.commit}, and this code's product differs from it:\n${changed}\n` +
+        `run it from a checkout of that commit (git worktree add <folder> ${pass.commit}), or start another pass in another folder`
     )
   }
-  pass.sittings.push({ started: new Date().toISOString(), lanes })
+  pass.sittings.push({ started: new Date().toISOString(), lanes, commit })
   fs.writeFileSync(file, JSON.stringify(pass, null, 1) + "\n")
   return { pass, resumed }
 }

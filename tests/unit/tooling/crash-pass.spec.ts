@@ -14,15 +14,17 @@ const settings: PassSettings = {
   deadlineMs: 180_000,
 }
 
+const unchanged = () => ""
+
 describe("a crash-point pass kept in a folder across sittings", () => {
   let dir: string
   beforeEach(() => (dir = fs.mkdtempSync(path.join(os.tmpdir(), "crash-pass-"))))
   afterEach(() => fs.rmSync(dir, { recursive: true, force: true }))
 
   it("takes up a pass of the same commit with the pass's settings, not the ones asked the second time", () => {
-    expect(openPass(dir, "abc", settings, 5).resumed).toBe(false)
+    expect(openPass(dir, "abc", settings, 5, unchanged).resumed).toBe(false)
     closeSitting(dir, 12)
-    const again = openPass(dir, "abc", { ...settings, runs: 3, seed: 99 }, 8)
+    const again = openPass(dir, "abc", { ...settings, runs: 3, seed: 99 }, 8, unchanged)
     expect(again.resumed).toBe(true)
     expect(again.pass.settings).toEqual(settings)
     expect(again.pass.sittings).toEqual([
@@ -31,9 +33,18 @@ describe("a crash-point pass kept in a folder across sittings", () => {
     ])
   })
 
-  it("refuses to take up a pass of another commit, and says how to run it", () => {
-    openPass(dir, "abc", settings, 5)
-    expect(() => openPass(dir, "def", settings, 5)).toThrow(/pass of commit abc.*git worktree add <folder> abc/)
+  it("refuses to take up a pass from a commit whose product differs, and says how to run it", () => {
+    openPass(dir, "abc", settings, 5, unchanged)
+    const changedSince = jest.fn(() => " src/reconciliation/sweep.ts | 4 ++--")
+    expect(() => openPass(dir, "def", settings, 5, changedSince)).toThrow(/product of commit abc[\s\S]*sweep\.ts[\s\S]*git worktree add <folder> abc/)
+    expect(changedSince).toHaveBeenCalledWith("abc")
+  })
+
+  it("takes up a pass from a later commit whose product is the same (the harness fixed between sittings), each sitting naming its commit", () => {
+    openPass(dir, "abc", settings, 5, unchanged)
+    const again = openPass(dir, "def", settings, 6, unchanged)
+    expect(again.pass.commit).toBe("abc")
+    expect(again.pass.sittings.map((s) => s.commit)).toEqual(["abc", "def"])
   })
 
   it("keeps every run appended, and makes again a run whose line was cut short", () => {
