@@ -237,7 +237,7 @@ medusaIntegrationTestRunner({
       expect(afterRefund.data.refunded_amount ?? 0).toBe(0)
       expect(afterRefund.refunds ?? []).toEqual([])
       // The service declines it (247: the capture was voided): no money moves.
-      expect(sandbox().transactions().filter((r) => r.step === "REFUND").map((r) => r.reasonCode)).toEqual(["247"])
+      expect(sandbox().transactions().filter((r) => r.step === "REFUND" && r.originalTransactionId === captureId).map((r) => r.reasonCode)).toEqual(["247"])
       expect(sweptFor(await sweepLater(), payment.id)).toEqual(
         expect.arrayContaining([expect.objectContaining({ status: "follow_on_recovered" }), expect.objectContaining({ status: "capture_voided" })])
       )

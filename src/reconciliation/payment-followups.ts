@@ -441,6 +441,28 @@ export async function listUnloggedFollowOns(
  */
 export async function settleUnloggedFollowOns(
   container: MedusaContainer,
+  listed: UnloggedFollowOns,
+  now: Date
+): Promise<PaymentAction[]> {
+  // Under the payment's lock, on the payment as it is now: written from the
+  // row as listed, the payment's data would lose what the owner's void or an
+  // unknown refund's answer booked in between (both hold this lock).
+  return await underPaymentLock(container, listed.payment.id, async () => {
+    const paymentModule = container.resolve<IPaymentModuleService>(Modules.PAYMENT)
+    const [payment] = (await paymentModule.listPayments(
+      { id: listed.payment.id },
+      { select: ["id", "data", "metadata", "provider_id", "created_at", "captured_at", "amount", "raw_amount"] }
+    )) as UnloggedFollowOns["payment"][]
+    const data = payment ? parseSessionData(payment.data) : null
+    if (!data) return []
+    const logged = new Set(data.transactions.map((t) => t.key))
+    const unlogged = (rows: BookedRow[]) => rows.filter((r) => !logged.has(r.id))
+    return await settleUnlogged(container, { payment, captures: unlogged(listed.captures), refunds: unlogged(listed.refunds) }, now)
+  })
+}
+
+async function settleUnlogged(
+  container: MedusaContainer,
   { payment, captures, refunds }: UnloggedFollowOns,
   now: Date
 ): Promise<PaymentAction[]> {

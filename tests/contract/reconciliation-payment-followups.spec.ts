@@ -7,6 +7,7 @@ import {
 } from "../../src/providers/card-service/session-data"
 import {
   followPayment,
+  settleUnloggedFollowOns,
   listCapturesToFollow,
   PAYMENT_LOOKBACK_MS,
   type PaymentNote,
@@ -63,6 +64,7 @@ const noted = (notes: Record<string, unknown>, other: Record<string, unknown> = 
 
 let listPayments: jest.Mock
 let listRefunds: jest.Mock
+let listCaptures: jest.Mock
 let updatePayment: jest.Mock
 let retrieve: jest.Mock
 let resolveLostCapture: jest.Mock
@@ -76,13 +78,14 @@ beforeEach(() => {
   stored = null
   listPayments = jest.fn(async (filter: { id?: string } = {}) => (filter.id && stored?.id === filter.id ? [stored] : []))
   listRefunds = jest.fn(async () => [])
+  listCaptures = jest.fn(async () => [])
   updatePayment = jest.fn(async () => ({}))
   retrieve = jest.fn()
   resolveLostCapture = jest.fn()
   refreshSettings = jest.fn(async () => {})
   execute = jest.fn(async (_key: string, job: () => Promise<unknown>) => await job())
   const registry: Record<string, unknown> = {
-    [Modules.PAYMENT]: { listPayments, listRefunds, updatePayment },
+    [Modules.PAYMENT]: { listPayments, listRefunds, listCaptures, updatePayment },
     [Modules.LOCKING]: { execute },
   }
   container = { resolve: (key: string) => registry[key] } as never
@@ -463,5 +466,45 @@ describe("refunds of unknown outcome (followPayment)", () => {
     const actions = await follow(row(data))
     expect(actions.map((a) => a.status)).toEqual(["capture_unconfirmed", "refund_unknown"])
     expect(Object.keys(written()[1].metadata.card_service)).toEqual(["capture", "refund"])
+  })
+})
+
+describe("a refund whose instance died before Medusa wrote the answer (settleUnloggedFollowOns)", () => {
+  it("settles it under the payment's lock, on the payment as it is now: what the owner's void booked after the listing is kept", async () => {
+    const refundRow = { id: "ref_lost", amount: 10, raw_amount: null, payment_id: "pay_1", created_at: AT }
+    const listed = { ...row(sessionData()), created_at: AT, captured_at: AT, amount: 30, raw_amount: null }
+    // Between the listing and the settling, the owner's void route booked a void (under the payment's lock).
+    const voided = sessionData({
+      transactions: [
+        entry("authorization", "ACCEPT", { transaction_id: "tx_auth" }),
+        entry("capture", "ACCEPT", { transaction_id: "tx_capture", voided: true }),
+        entry("void", "ACCEPT", { transaction_id: "tx_void" }),
+      ],
+    })
+    stored = { ...listed, data: voided as never }
+    const settleUnloggedFollowOn = jest.fn(async (data: CardServiceSessionData) => ({
+      ...data,
+      transactions: [...data.transactions, entry("refund", "UNKNOWN", { key: "ref_lost" })],
+    }))
+    jest.mocked(cardServiceProvider).mockReturnValue({ settleUnloggedFollowOn } as never)
+
+    await settleUnloggedFollowOns(container, { payment: listed as never, captures: [], refunds: [refundRow as never] }, NOW)
+
+    expect(execute).toHaveBeenCalledWith("card-service:payment:pay_1", expect.any(Function), expect.anything())
+    expect(settleUnloggedFollowOn).toHaveBeenCalledWith(expect.objectContaining({ transactions: voided.transactions }), "refund", "ref_lost", 10)
+    const data = written().find((update) => update.data)?.data
+    expect(data.transactions.map((t: TransactionLogEntry) => t.operation)).toEqual(["authorization", "capture", "void", "refund"])
+  })
+
+  it("leaves a row the log holds by now (booked after the listing) alone", async () => {
+    const listed = { ...row(sessionData()), created_at: AT, captured_at: AT, amount: 30, raw_amount: null }
+    stored = { ...listed, data: sessionData({ transactions: [...sessionData().transactions, entry("refund", "ACCEPT", { key: "ref_late" })] }) as never }
+    const settleUnloggedFollowOn = jest.fn()
+    jest.mocked(cardServiceProvider).mockReturnValue({ settleUnloggedFollowOn } as never)
+    const refundRow = { id: "ref_late", amount: 10, raw_amount: null, payment_id: "pay_1", created_at: AT }
+
+    expect(await settleUnloggedFollowOns(container, { payment: listed as never, captures: [], refunds: [refundRow as never] }, NOW)).toEqual([])
+    expect(settleUnloggedFollowOn).not.toHaveBeenCalled()
+    expect(written()).toEqual([])
   })
 })
