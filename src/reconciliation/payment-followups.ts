@@ -72,6 +72,11 @@ export type PaymentAction = {
 }
 
 /** Settlement (section 3) can take days; follow captures this long. */
+/** The payment's columns the sweep follows a capture with, listed and read again under the lock. */
+const FOLLOWED_PAYMENT_COLUMNS = ["id", "data", "metadata", "provider_id", "created_at"]
+/** The payment's columns a lost capture or refund is settled with, listed and read again under the lock. */
+const UNLOGGED_PAYMENT_COLUMNS = [...FOLLOWED_PAYMENT_COLUMNS, "captured_at", "amount", "raw_amount"]
+
 export const PAYMENT_LOOKBACK_MS = 30 * 24 * 60 * 60 * 1000
 
 function noteOf(
@@ -115,7 +120,7 @@ export async function listCapturesToFollow(
       },
     } as Record<string, unknown>,
     {
-      select: ["id", "data", "metadata", "provider_id", "created_at"],
+      select: FOLLOWED_PAYMENT_COLUMNS,
       take,
       order: { created_at: "DESC" },
     }
@@ -200,7 +205,7 @@ async function followCurrent(
 /** The payment as it is now, with the columns the sweep lists. */
 async function readAgain(container: MedusaContainer, payment: PaymentRow): Promise<PaymentRow | null> {
   const paymentModule = container.resolve<IPaymentModuleService>(Modules.PAYMENT)
-  const [now] = await paymentModule.listPayments({ id: payment.id }, { select: ["id", "data", "metadata", "provider_id", "created_at"] })
+  const [now] = await paymentModule.listPayments({ id: payment.id }, { select: FOLLOWED_PAYMENT_COLUMNS })
   return (now as PaymentRow | undefined) ?? null
 }
 
@@ -414,7 +419,7 @@ export async function listUnloggedFollowOns(
   if (!paymentIds.length) return []
   const payments = (await paymentModule.listPayments(
     { id: paymentIds, provider_id: providerId, canceled_at: null } as Record<string, unknown>,
-    { select: ["id", "data", "metadata", "provider_id", "created_at", "captured_at", "amount", "raw_amount"], take: paymentIds.length }
+    { select: UNLOGGED_PAYMENT_COLUMNS, take: paymentIds.length }
   )) as UnloggedFollowOns["payment"][]
   const found: UnloggedFollowOns[] = []
   for (const payment of payments) {
@@ -451,7 +456,7 @@ export async function settleUnloggedFollowOns(
     const paymentModule = container.resolve<IPaymentModuleService>(Modules.PAYMENT)
     const [payment] = (await paymentModule.listPayments(
       { id: listed.payment.id },
-      { select: ["id", "data", "metadata", "provider_id", "created_at", "captured_at", "amount", "raw_amount"] }
+      { select: UNLOGGED_PAYMENT_COLUMNS }
     )) as UnloggedFollowOns["payment"][]
     const data = payment ? parseSessionData(payment.data) : null
     if (!data) return []
@@ -557,7 +562,7 @@ export async function listOrphanedFollowOns(
       canceled_at: null,
       updated_at: unloggedWindow(now),
     } as Record<string, unknown>,
-    { select: ["id", "data", "metadata", "provider_id", "created_at"], relations: ["captures", "refunds"] }
+    { select: FOLLOWED_PAYMENT_COLUMNS, relations: ["captures", "refunds"] }
   )) as Array<PaymentRow & { captures?: { id: string }[]; refunds?: { id: string }[] }>
   const found: OrphanedFollowOns[] = []
   for (const payment of payments) {
