@@ -30,12 +30,14 @@ export function useStoreOwner(
   const post = (url: string, body: unknown = {}) =>
     api.post(url, body, { headers: headers() }).catch((error: any) => error.response)
   const get = (url: string) => api.get(url, { headers: headers() }).catch((error: any) => error.response)
+  const del = (url: string) => api.delete(url, { headers: headers() }).catch((error: any) => error.response)
 
   return {
     /** The admin API's Authorization header, for a call made otherwise. */
     headers,
     post,
     get,
+    delete: del,
     /**
      * Medusa's order edit of the order's first item (its quantity, or its
      * unit_price too), requested and confirmed, each step answered 200.

@@ -210,6 +210,53 @@ medusaIntegrationTestRunner({
       expect(again.status).toBe(400)
     })
 
+    /**
+     * Medusa's refund route refunds first (the refund is never undone: the
+     * money has gone), then records the refund on the order with a credit
+     * line, in an order change of its own. An order with an open change (an
+     * edit, a return, a claim or an exchange begun and not confirmed) refuses
+     * a second one: the admin answered 400 after the service had refunded,
+     * the order did not count the refund, and the owner's retry refunded again.
+     */
+    it("refuses a refund, sending nothing, while the order has an open change Medusa could not record it beside; refunds once it is closed", async () => {
+      const { orderId, payment } = await checkoutToOrder(api, getContainer())
+      expect((await post(`/admin/payments/${payment.id}/capture`, {})).status).toBe(200)
+      expect((await post(`/admin/order-edits`, { order_id: orderId })).status).toBe(200)
+      const refundsSent = () => env.sandbox().requests().filter((r) => r.path === "/refund").length
+      const sentBefore = refundsSent()
+
+      const refused = await post(`/admin/payments/${payment.id}/refund`, { amount: 10 })
+
+      expect(refused.status).toBe(400)
+      expect(await expectServiceHoldsWhatMedusaBooks(orderId)).toMatchObject({ booked: { captured: 30, refunded: 0 } })
+      expect(refundsSent()).toBe(sentBefore)
+      expect(refused.data.message).toContain("has an open order edit")
+
+      expect((await owner.delete(`/admin/order-edits/${orderId}`)).status).toBe(200)
+      expect((await post(`/admin/payments/${payment.id}/refund`, { amount: 10 })).status).toBe(200)
+      expect(await expectServiceHoldsWhatMedusaBooks(orderId)).toMatchObject({ booked: { captured: 30, refunded: 10 } })
+      const { data } = await owner.get(`/admin/orders/${orderId}?fields=*transactions`)
+      expect(data.order.transactions.filter((t: any) => t.reference === "refund").map((t: any) => Number(t.amount))).toEqual([-10])
+    })
+
+    it("of two captures the owner sends at once, makes one and refuses the other as a second capture, without asking the service", async () => {
+      const { orderId, payment } = await checkoutToOrder(api, getContainer())
+      env.sandbox().injectFault({ type: "delay", ms: 400, count: 2, path: "/capture" })
+      const capturesBefore = env.sandbox().requests().filter((r) => r.path === "/capture").length
+
+      const answers = await Promise.all([
+        post(`/admin/payments/${payment.id}/capture`, { amount: 10 }),
+        post(`/admin/payments/${payment.id}/capture`, { amount: 12 }),
+      ])
+
+      expect(answers.map((a) => a.status).sort()).toEqual([200, 400])
+      expect(answers.find((a) => a.status === 400)!.data.message).toContain("one capture per approval")
+      expect(env.sandbox().requests().filter((r) => r.path === "/capture").length - capturesBefore).toBe(1)
+      const { payment: after } = await expectServiceHoldsWhatMedusaBooks(orderId)
+      expect(after.captures).toHaveLength(1)
+      expect(after.data.capture.amount).toBe(Number(after.captures[0].amount))
+    })
+
     it("refunds a partly captured payment up to what was captured, and refuses more", async () => {
       const { orderId, payment } = await checkoutToOrder(api, getContainer())
       await post(`/admin/payments/${payment.id}/capture`, { amount: 18 })

@@ -8,8 +8,10 @@ const PAYMENT_LOCK_SECONDS = 30
 /**
  * Runs `action` while no other action of the plugin's on the same payment
  * runs (Medusa's locking module): the admin's void and an unknown refund's
- * settling, and the sweep's settling of a void whose route died, each read
- * payment.data, ask the service and write it back.
+ * settling, the sweep's follow of a captured payment and its settling of
+ * follow-ons, and the provider's part of every capture and refund Medusa
+ * makes (payment-record.ts) each read payment.data, ask the service and
+ * write it back.
  */
 export async function underPaymentLock<T>(
   container: MedusaContainer,

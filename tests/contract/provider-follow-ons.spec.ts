@@ -903,11 +903,56 @@ describe("the payment's record, written before Medusa writes it (issue 42)", () 
       {
         captureService: rowService("capture"),
         refundService: rowService("refund"),
-        paymentService: { update: async (update: { id: string; data: Data }) => written.push(update) },
+        paymentService: {
+          update: async (update: { id: string; data: Data }) => written.push(update),
+          retrieve: async (id: string) => ({ id, data: written.filter((w) => w.id === id).at(-1)?.data ?? null }),
+        },
       }
     )
     return { rows, written, medusa }
   }
+
+  /**
+   * Medusa's refund and capture workflows take no lock on the payment, and
+   * pass the provider the payment's data as Medusa read it: a refund running
+   * beside another follow-on (the owner's void, the sweep's settling, a
+   * second refund) had an older copy, computed from it, and Medusa stored
+   * that answer over the newer one, so the payment's log lost what was made
+   * in between.
+   */
+  it("computes a refund from the payment as stored, not from Medusa's older copy: a refund made in between keeps its entry", async () => {
+    const { rows, medusa } = medusaStore()
+    const { data } = await authorizedPayment()
+    rows.set("capt_cur", { kind: "capture", amount: "30", paymentId: "pay_cur" })
+    const captured = (await medusa.capturePayment({ data, context: { idempotency_key: "capt_cur" } } as any)).data as unknown as Data
+    rows.set("ref_a", { kind: "refund", amount: "10", paymentId: "pay_cur" })
+    await medusa.refundPayment({ data: captured, amount: 10, context: { idempotency_key: "ref_a" } } as any)
+
+    // Medusa read the payment before ref_a was written: its copy has no refund.
+    rows.set("ref_b", { kind: "refund", amount: "8", paymentId: "pay_cur" })
+    const second = (await medusa.refundPayment({ data: captured, amount: 8, context: { idempotency_key: "ref_b" } } as any))
+      .data as unknown as Data
+
+    const refunds = second.transactions.filter((t) => t.operation === "refund" && t.decision === "ACCEPT")
+    expect(refunds.map((t) => [t.key, t.amount])).toEqual([
+      ["ref_a", 10],
+      ["ref_b", 8],
+    ])
+  })
+
+  it("refuses a second capture from Medusa's older copy without asking the service again", async () => {
+    const { rows, medusa } = medusaStore()
+    const { data } = await authorizedPayment()
+    rows.set("capt_one", { kind: "capture", amount: "10", paymentId: "pay_two" })
+    await medusa.capturePayment({ data, context: { idempotency_key: "capt_one" } } as any)
+    const sent = env.sandbox.requests().filter((r) => r.path === "/capture").length
+
+    rows.set("capt_two", { kind: "capture", amount: "12", paymentId: "pay_two" })
+    await expect(medusa.capturePayment({ data, context: { idempotency_key: "capt_two" } } as any)).rejects.toThrow(
+      "one capture per approval"
+    )
+    expect(env.sandbox.requests().filter((r) => r.path === "/capture").length).toBe(sent)
+  })
 
   it("writes a capture's and a refund's answer onto the payment as soon as the service has acted", async () => {
     const { rows, written, medusa } = medusaStore()

@@ -201,7 +201,9 @@ export class FollowOns {
     amount: AmountInput,
     context: PaymentProviderContext | undefined,
     /** The keys of Medusa's refund rows of this payment (payment-record.ts); null when unknown. */
-    bookedKeys: ReadonlySet<string> | null = null
+    bookedKeys: ReadonlySet<string> | null = null,
+    /** Called once the refund is to be made, before anything is sent; throws to refuse it. */
+    beforeSending: (refundAmount: number) => Promise<void> = async () => undefined
   ): Promise<CardServiceSessionData> {
     const key = context?.idempotency_key
     // A whole refund of a pending capture is logged as a void under the
@@ -232,6 +234,7 @@ export class FollowOns {
     const refundAmount = toServiceAmount(amount, session.currency_code)
     const pending = unknownRefund(session, key)
     if (pending) throw refusal(unknownRefundText(session, pending))
+    await beforeSending(refundAmount)
     if (
       session.transactions.some((t) => t.operation === "capture" && t.voided)
     ) {

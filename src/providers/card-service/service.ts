@@ -36,6 +36,7 @@ import { MedusaCaptures } from "./medusa-captures"
 import { MedusaSessionTerms } from "./medusa-session-terms"
 import { NotReleasedNotice } from "./not-released-notice"
 import { type LostCapture, resolveLostCapture } from "./lost-follow-ons"
+import { openChangeRefusal } from "./order-change-guard"
 import { PaymentRecord } from "./payment-record"
 import { mergeAdminSettings } from "./admin-settings"
 import { CardServiceOptions, parseOptions, serviceBaseUrl } from "./options"
@@ -249,17 +250,21 @@ export default class CardServiceProviderService extends AbstractPaymentProvider<
     context,
   }: CapturePaymentInput): Promise<CapturePaymentOutput> {
     await this.refreshSettings()
-    const session = this.sessions_.requireApproved(data, "capture")
     const key = context?.idempotency_key
-    // Exactly what Medusa books (medusa-captures.ts), once per approval.
-    const booked = await this.medusaCaptures_.bookedAmount(session, key)
     const paymentId = await this.paymentRecord_.paymentOf("capture", key)
-    const bookedKeys = await this.paymentRecord_.bookedKeys("capture", paymentId)
-    const next = await this.followOns_.captureBooked(session, key, booked, bookedKeys)
-    // On the payment before Medusa writes it, so a failure of Medusa's write
-    // cannot lose what the service did (payment-record.ts).
-    if (next !== session) await this.paymentRecord_.write(paymentId, next)
-    return { data: next }
+    // One follow-on of a payment at a time, on its data as stored now
+    // (payment-record.ts, underLock).
+    return await this.paymentRecord_.underLock(paymentId, async () => {
+      const session = this.sessions_.requireApproved(await this.paymentRecord_.current(paymentId, data), "capture")
+      // Exactly what Medusa books (medusa-captures.ts), once per approval.
+      const booked = await this.medusaCaptures_.bookedAmount(session, key)
+      const bookedKeys = await this.paymentRecord_.bookedKeys("capture", paymentId)
+      const next = await this.followOns_.captureBooked(session, key, booked, bookedKeys)
+      // On the payment before Medusa writes it, so a failure of Medusa's write
+      // cannot lose what the service did (payment-record.ts).
+      if (next !== session) await this.paymentRecord_.write(paymentId, next)
+      return { data: next }
+    })
   }
 
   async refundPayment({
@@ -268,13 +273,20 @@ export default class CardServiceProviderService extends AbstractPaymentProvider<
     context,
   }: RefundPaymentInput): Promise<RefundPaymentOutput> {
     await this.refreshSettings()
-    const session = this.sessions_.requireApproved(data, "refund")
     const key = context?.idempotency_key
     const paymentId = await this.paymentRecord_.paymentOf("refund", key)
-    const bookedKeys = await this.paymentRecord_.bookedKeys("refund", paymentId)
-    const next = await this.followOns_.refund(session, amount, context, bookedKeys)
-    if (next !== session) await this.paymentRecord_.write(paymentId, next)
-    return { data: next }
+    return await this.paymentRecord_.underLock(paymentId, async () => {
+      const session = this.sessions_.requireApproved(await this.paymentRecord_.current(paymentId, data), "refund")
+      const bookedKeys = await this.paymentRecord_.bookedKeys("refund", paymentId)
+      // Refused before anything is sent where Medusa could not record the refund on its order.
+      const beforeSending = async (refundAmount: number) => {
+        const refusal = await openChangeRefusal(await this.paymentRecord_.collectionOf(paymentId), refundAmount)
+        if (refusal) throw refusal
+      }
+      const next = await this.followOns_.refund(session, amount, context, bookedKeys, beforeSending)
+      if (next !== session) await this.paymentRecord_.write(paymentId, next)
+      return { data: next }
+    })
   }
 
   /**

@@ -50,6 +50,24 @@ describe("the provider's record of a follow-on", () => {
     ])
   })
 
+  it("reads the payment's data as stored now, and Medusa's copy where the payment cannot be read", async () => {
+    const stored = { state: "captured", transactions: [{ key: "ref_a" }] }
+    const record = new PaymentRecord({
+      paymentService: { update: jest.fn(), retrieve: jest.fn(async () => ({ id: "pay_1", data: stored })) },
+    })
+    expect(await record.current("pay_1", { state: "captured", transactions: [] })).toBe(stored)
+    expect(await record.current(null, data)).toBe(data)
+    const failing = new PaymentRecord({
+      paymentService: { update: jest.fn(), retrieve: jest.fn(async () => { throw new Error("Connection terminated unexpectedly") }) },
+    })
+    expect(await failing.current("pay_1", data)).toBe(data)
+    expect(await new PaymentRecord({}).current("pay_1", data)).toBe(data)
+  })
+
+  it("runs the action as it is where Medusa booted no locking module (a provider built outside Medusa)", async () => {
+    await expect(new PaymentRecord({}).underLock("pay_1", async () => 7)).resolves.toBe(7)
+  })
+
   it("persistently returns the first success, and throws the last failure", async () => {
     let calls = 0
     await expect(persistently(async () => ++calls, 3, 1)).resolves.toBe(1)

@@ -30,11 +30,12 @@ import {
  * Refused with 400 when the service would refuse it; 502/503 when the service
  * cannot be asked.
  *
- * Voids of one payment run one at a time (locking module). Medusa's own
- * capture and refund workflows take no lock, so the void is booked on
- * payment.data as it is read again after the service has answered: a refund
- * that landed while the void was on its way keeps its entry.
- *
+ * Voids of one payment run one at a time (locking module), and with the
+ * provider's part of Medusa's captures and refunds, which take the same
+ * lock (payment-record.ts). Medusa writes what the provider returns after
+ * the lock is released, so the void is booked on payment.data as it is
+ * read again after the service has answered: a refund booked while the
+ * void was on its way keeps its entry. *
  * The void is marked on the payment before it is sent and the mark removed
  * once its outcome is booked; a mark left standing (the instance died with
  * the service's answer, or the service could not be reached) is the sweep's
