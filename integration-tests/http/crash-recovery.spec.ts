@@ -1,4 +1,6 @@
 import { medusaIntegrationTestRunner } from "@medusajs/test-utils"
+import type { ILockingModule } from "@medusajs/framework/types"
+import { Modules } from "@medusajs/framework/utils"
 import type { HeldAnswer } from "../../src/sandbox"
 import { sweepCardServicePayments } from "../../src/reconciliation/sweep"
 import { captureNoteOf, followPayment, listCapturesToFollow, UNLOGGED_AFTER_MS } from "../../src/reconciliation/payment-followups"
@@ -62,7 +64,10 @@ medusaIntegrationTestRunner({
     const diesAfterTheServiceActed = async (path: string, call: () => Promise<unknown>) => {
       const held = answerNeverComes(path)
       lostCalls.push(call())
-      return await held
+      const acted = await held
+      // The instance is dead: the leases of the locks it held (the payment's) run out.
+      await getContainer().resolve<ILockingModule>(Modules.LOCKING).releaseAll()
+      return acted
     }
 
     const sweptFor = (swept: { actions: any[] }, paymentId: string) => swept.actions.filter((a) => a.payment_id === paymentId)
