@@ -1,5 +1,5 @@
-import { container as appContainer } from "@medusajs/framework"
 import { ContainerRegistrationKeys, MathBN, MedusaError } from "@medusajs/framework/utils"
+import { applicationWith } from "./container-member"
 
 type Query = {
   graph(input: {
@@ -83,11 +83,5 @@ export function creditLineNeeded(
 }
 
 function queryOfApplication(): Query | null {
-  try {
-    return appContainer.hasRegistration(ContainerRegistrationKeys.QUERY)
-      ? appContainer.resolve<Query>(ContainerRegistrationKeys.QUERY)
-      : null
-  } catch {
-    return null
-  }
+  return applicationWith(ContainerRegistrationKeys.QUERY)?.resolve<Query>(ContainerRegistrationKeys.QUERY) ?? null
 }

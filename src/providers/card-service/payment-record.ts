@@ -1,8 +1,6 @@
-import { container as appContainer } from "@medusajs/framework"
-import type { MedusaContainer } from "@medusajs/framework/types"
 import { Modules } from "@medusajs/framework/utils"
 import { underPaymentLock } from "../../lib/payment-lock"
-import { containerMember } from "./container-member"
+import { applicationWith, containerMember } from "./container-member"
 import type { CardServiceSessionData } from "./session-data"
 
 /**
@@ -112,43 +110,34 @@ export class PaymentRecord {
    * Runs `action` under the payment's lock (lib/payment-lock.ts), the one
    * the owner's void, an unknown refund's settling and the sweep's settling
    * of a payment hold. Medusa's capture and refund workflows take no lock of
-   * their own: two refunds the owner sends at once each computed the
-   * payment's data from the copy Medusa had read before either was made, and
-   * Medusa stored both answers, the later over the earlier, so the payment's
-   * log lost one refund the service had made. The provider lives in the
+   * their own and pass the payment's data as they read it: two captures the
+   * owner sent at once both reached the service, and a refund beside another
+   * follow-on computed from an older copy that Medusa then stored over the
+   * newer one. The provider lives in the
    * payment module's container, which has no locking module; the
    * application's container (the one Medusa boots every module from) has.
    * A provider built outside Medusa (the contract tests), or a payment Medusa
    * does not name, runs the action as it is.
    */
   async underLock<T>(paymentId: string | null, action: () => Promise<T>): Promise<T> {
-    const app = lockingContainer()
+    const app = applicationWith(Modules.LOCKING)
     if (!paymentId || !app) return await action()
     return await underPaymentLock(app, paymentId, action)
   }
 
   /**
-   * The payment's data as stored now, read under its lock: what an earlier
-   * capture or refund, or the owner's void, wrote since Medusa read the copy
-   * it passes (`given`). `given` when the payment cannot be read.
+   * The payment as stored now, read under its lock: its data (what an
+   * earlier capture or refund, or the owner's void, wrote since Medusa read
+   * the copy it passes as `given`) and its payment collection. `given` and
+   * no collection when the payment cannot be read.
    */
-  async current(paymentId: string | null, given: unknown): Promise<unknown> {
+  async current(paymentId: string | null, given: unknown): Promise<{ data: unknown; collectionId: string | null }> {
     const payments = this.payments_
-    if (!payments || !paymentId) return given
+    if (!payments || !paymentId) return { data: given, collectionId: null }
     const stored = await Promise.resolve()
-      .then(() => payments.retrieve(paymentId, { select: ["id", "data"] }))
+      .then(() => payments.retrieve(paymentId, { select: ["id", "data", "payment_collection_id"] }))
       .catch(() => null)
-    return stored?.data ?? given
-  }
-
-  /** The payment collection the payment belongs to; null when it cannot be read. */
-  async collectionOf(paymentId: string | null): Promise<string | null> {
-    const payments = this.payments_
-    if (!payments || !paymentId) return null
-    const row = await Promise.resolve()
-      .then(() => payments.retrieve(paymentId, { select: ["id", "payment_collection_id"] }))
-      .catch(() => null)
-    return row?.payment_collection_id ?? null
+    return { data: stored?.data ?? given, collectionId: stored?.payment_collection_id ?? null }
   }
 
   /**
@@ -187,15 +176,6 @@ export class PaymentRecord {
     await persistently(() => payments.update({ id: paymentId, data: data as unknown as Record<string, unknown> })).catch(
       () => undefined
     )
-  }
-}
-
-/** The application's container when Medusa booted it with a locking module; null otherwise. */
-function lockingContainer(): MedusaContainer | null {
-  try {
-    return appContainer.hasRegistration(Modules.LOCKING) ? appContainer : null
-  } catch {
-    return null
   }
 }
 

@@ -255,7 +255,8 @@ export default class CardServiceProviderService extends AbstractPaymentProvider<
     // One follow-on of a payment at a time, on its data as stored now
     // (payment-record.ts, underLock).
     return await this.paymentRecord_.underLock(paymentId, async () => {
-      const session = this.sessions_.requireApproved(await this.paymentRecord_.current(paymentId, data), "capture")
+      const { data: stored } = await this.paymentRecord_.current(paymentId, data)
+      const session = this.sessions_.requireApproved(stored, "capture")
       // Exactly what Medusa books (medusa-captures.ts), once per approval.
       const booked = await this.medusaCaptures_.bookedAmount(session, key)
       const bookedKeys = await this.paymentRecord_.bookedKeys("capture", paymentId)
@@ -276,11 +277,12 @@ export default class CardServiceProviderService extends AbstractPaymentProvider<
     const key = context?.idempotency_key
     const paymentId = await this.paymentRecord_.paymentOf("refund", key)
     return await this.paymentRecord_.underLock(paymentId, async () => {
-      const session = this.sessions_.requireApproved(await this.paymentRecord_.current(paymentId, data), "refund")
+      const { data: stored, collectionId } = await this.paymentRecord_.current(paymentId, data)
+      const session = this.sessions_.requireApproved(stored, "refund")
       const bookedKeys = await this.paymentRecord_.bookedKeys("refund", paymentId)
       // Refused before anything is sent where Medusa could not record the refund on its order.
       const beforeSending = async (refundAmount: number) => {
-        const refusal = await openChangeRefusal(await this.paymentRecord_.collectionOf(paymentId), refundAmount)
+        const refusal = await openChangeRefusal(collectionId, refundAmount)
         if (refusal) throw refusal
       }
       const next = await this.followOns_.refund(session, amount, context, bookedKeys, beforeSending)

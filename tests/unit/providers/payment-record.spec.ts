@@ -55,13 +55,13 @@ describe("the provider's record of a follow-on", () => {
     const record = new PaymentRecord({
       paymentService: { update: jest.fn(), retrieve: jest.fn(async () => ({ id: "pay_1", data: stored })) },
     })
-    expect(await record.current("pay_1", { state: "captured", transactions: [] })).toBe(stored)
-    expect(await record.current(null, data)).toBe(data)
+    expect((await record.current("pay_1", { state: "captured", transactions: [] })).data).toBe(stored)
+    expect((await record.current(null, data)).data).toBe(data)
     const failing = new PaymentRecord({
       paymentService: { update: jest.fn(), retrieve: jest.fn(async () => { throw new Error("Connection terminated unexpectedly") }) },
     })
-    expect(await failing.current("pay_1", data)).toBe(data)
-    expect(await new PaymentRecord({}).current("pay_1", data)).toBe(data)
+    expect((await failing.current("pay_1", data)).data).toBe(data)
+    expect((await new PaymentRecord({}).current("pay_1", data)).data).toBe(data)
   })
 
   it("runs the action as it is where Medusa booted no locking module (a provider built outside Medusa)", async () => {

@@ -35,7 +35,8 @@ import {
  * lock (payment-record.ts). Medusa writes what the provider returns after
  * the lock is released, so the void is booked on payment.data as it is
  * read again after the service has answered: a refund booked while the
- * void was on its way keeps its entry. *
+ * void was on its way keeps its entry.
+ *
  * The void is marked on the payment before it is sent and the mark removed
  * once its outcome is booked; a mark left standing (the instance died with
  * the service's answer, or the service could not be reached) is the sweep's
