@@ -484,10 +484,13 @@ medusaIntegrationTestRunner({
         expect(stored.data.refunded_amount).toBe(0)
       })
 
-      it("keeps a Medusa refund that lands while the void is on its way", async () => {
+      it("keeps a Medusa refund sent while the void is on its way, made after the void's answer", async () => {
         const { orderId, payment, refundId } = await capturedAndRefunded()
-        // The service voids at once but holds its answer, so a refund made
-        // through Medusa meanwhile is booked before the void is.
+        // The service voids at once but holds its answer. A refund the owner
+        // sends through Medusa meanwhile waits for the payment's lock, which
+        // the void holds until its answer is booked: the refund is sent, and
+        // booked, after it (before every capture and refund took that lock,
+        // it was booked first and the void's write had to keep it).
         env.sandbox().injectFault({ type: "delay", ms: 1500, path: "/void" })
 
         const voiding = voidOf(payment.id, { transaction_id: refundId })
@@ -518,8 +521,8 @@ medusaIntegrationTestRunner({
           ["authorization", 30, false],
           ["capture", 30, false],
           ["refund", 10, true],
-          ["refund", 5, false],
           ["void", 10, false],
+          ["refund", 5, false],
         ])
         // Only the second refund still stands.
         expect(stored.data.refunded_amount).toBe(5)
