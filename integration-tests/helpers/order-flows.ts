@@ -253,3 +253,51 @@ export async function expectServiceHoldsWhatMedusaBooks(container: MedusaContain
   expect({ ...held, records: mine }).toEqual({ ...booked, records: mine })
   return { payment, booked }
 }
+
+/**
+ * What the order counts of its payments' money (its "capture" and "refund"
+ * transactions, refunds as given back) against what the payments book (their
+ * capture and refund rows); asserted equal. Returns both and the order's
+ * summary and credit lines.
+ */
+export async function expectOrderCountsItsPayments(container: MedusaContainer, orderId: string) {
+  const counts = await orderCountsOfPayments(container, orderId)
+  expect(counts.onOrder).toEqual(counts.booked)
+  return counts
+}
+
+/** The same, read without asserting. */
+export async function orderCountsOfPayments(container: MedusaContainer, orderId: string) {
+  const query = container.resolve("query")
+  const { data } = await query.graph({
+    entity: "order",
+    fields: [
+      "id",
+      "summary",
+      "credit_lines.amount",
+      "transactions.reference",
+      "transactions.amount",
+      "payment_collections.payments.captures.amount",
+      "payment_collections.payments.refunds.amount",
+    ],
+    filters: { id: orderId },
+  })
+  const order = data[0]
+  const payments = order.payment_collections.flatMap((c: any) => c.payments ?? [])
+  const booked = payments.map(bookedTotals).reduce(
+    (total: { captured: number; refunded: number }, p: { captured: number; refunded: number }) => ({
+      captured: roundSum(total.captured + p.captured),
+      refunded: roundSum(total.refunded + p.refunded),
+    }),
+    { captured: 0, refunded: 0 }
+  )
+  const counted = (reference: string) =>
+    roundSum((order.transactions ?? []).filter((t: any) => t.reference === reference).reduce((total: number, t: any) => total + Number(t.amount), 0))
+  const onOrder = { captured: counted("capture"), refunded: roundSum(-counted("refund")) }
+  return {
+    booked,
+    onOrder,
+    summary: order.summary,
+    creditLines: (order.credit_lines ?? []).map((line: any) => Number(line.amount)),
+  }
+}

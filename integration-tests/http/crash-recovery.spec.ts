@@ -1,5 +1,5 @@
 import { medusaIntegrationTestRunner } from "@medusajs/test-utils"
-import type { ILockingModule } from "@medusajs/framework/types"
+import type { ILockingModule, IOrderModuleService, IPaymentModuleService } from "@medusajs/framework/types"
 import { Modules } from "@medusajs/framework/utils"
 import type { HeldAnswer } from "../../src/sandbox"
 import { sweepCardServicePayments } from "../../src/reconciliation/sweep"
@@ -12,7 +12,11 @@ import {
 import { cardServiceProvider } from "../../src/checkout/provider-lookup"
 import { useCardServiceSandbox } from "../helpers/card-service-env"
 import { checkoutToOrder, paymentOfOrder } from "../helpers/checkout-flow"
-import { expectServiceHoldsWhatMedusaBooks as holdsWhatMedusaBooks } from "../helpers/order-flows"
+import {
+  expectOrderCountsItsPayments,
+  expectServiceHoldsWhatMedusaBooks as holdsWhatMedusaBooks,
+  orderCountsOfPayments,
+} from "../helpers/order-flows"
 import { useStoreOwner } from "../helpers/store-owner"
 import { voidMarkOf, writeVoidMark } from "../../src/providers/card-service/void-record"
 
@@ -88,7 +92,12 @@ medusaIntegrationTestRunner({
 
       const swept = await sweepLater()
 
-      expect(swept.actions).toEqual([expect.objectContaining({ payment_id: payment.id, status: "follow_on_recovered" })])
+      // Its workflow stopped before the order counted the capture too: recorded on the order.
+      expect(swept.actions).toEqual([
+        expect.objectContaining({ payment_id: payment.id, status: "order_recorded" }),
+        expect.objectContaining({ payment_id: payment.id, status: "follow_on_recovered" }),
+      ])
+      await expectOrderCountsItsPayments(getContainer(), orderId)
       const settled = await expectServiceHoldsWhatMedusaBooks(orderId)
       expect(settled.captured_at).toBeTruthy()
       expect(settled.data.transactions).toEqual(
@@ -365,7 +374,12 @@ medusaIntegrationTestRunner({
       expect(swept.actions).toEqual(expect.arrayContaining([expect.objectContaining({ payment_id: payment.id, status: "refund_unknown" })]))
       expect(refundsAtService()).toBe(before + 1)
       const entries = (await owner.get(`/admin/card-service/reconciliation?payment_id=${payment.id}`)).data.entries
-      expect(entries).toEqual([expect.objectContaining({ status: "refund_unknown", needs_action: true })])
+      // Medusa counts the refund, and so does the order now (its workflow stopped before recording it there).
+      expect(entries).toEqual([
+        expect.objectContaining({ status: "refund_unknown", needs_action: true }),
+        expect.objectContaining({ status: "order_recorded", needs_action: false }),
+      ])
+      await expectOrderCountsItsPayments(getContainer(), orderId)
       // The owner looks the reference up at the card service, finds it, and says so.
       const stranded = await paymentOfOrder(getContainer(), orderId)
       const answered = await post(`/admin/card-service/payments/${payment.id}/unknown-refunds`, {
@@ -542,6 +556,125 @@ medusaIntegrationTestRunner({
       expect(entries[0].message).toContain("collect the payment another way")
       // Said once: the next sweep leaves it.
       expect(sweptFor(await sweepAfterCancelGrace(), payment.id)).toEqual([])
+    })
+
+    describe("money Medusa booked on the payment whose workflow stopped before the order counted it", () => {
+      // Medusa's capture and refund workflows book on the payment first (the
+      // payment module's capturePayment / refundPayment, the provider's call)
+      // and record on the order in later steps. Running the payment module's
+      // step alone leaves what an instance killed between them leaves.
+      const paymentModule = () => getContainer().resolve<IPaymentModuleService>(Modules.PAYMENT)
+      const capturedOrder = async (seeded?: Parameters<typeof checkoutToOrder>[2]) => {
+        const { orderId, payment, store } = await checkoutToOrder(api, getContainer(), seeded)
+        expect((await post(`/admin/payments/${payment.id}/capture`, {})).status).toBe(200)
+        return { orderId, payment, store }
+      }
+      const recordedFor = (swept: { actions: any[] }, paymentId: string) =>
+        sweptFor(swept, paymentId).filter((a) => a.status.startsWith("order_"))
+
+      it("records a capture on its order, once, as Medusa's capture would have", async () => {
+        const { orderId, payment } = await checkoutToOrder(api, getContainer())
+        await paymentModule().capturePayment({ payment_id: payment.id })
+        expect(await orderCountsOfPayments(getContainer(), orderId)).toMatchObject({ booked: { captured: 30 }, onOrder: { captured: 0 } })
+
+        const swept = await sweepLater()
+
+        expect(recordedFor(swept, payment.id)).toEqual([expect.objectContaining({ status: "order_recorded" })])
+        expect(recordedFor(swept, payment.id)[0].message).toContain(`recorded on the order now, nothing sent to the service`)
+        await expectOrderCountsItsPayments(getContainer(), orderId)
+        await expectServiceHoldsWhatMedusaBooks(orderId)
+        expect(recordedFor(await sweepLater(), payment.id)).toEqual([])
+        await expectOrderCountsItsPayments(getContainer(), orderId)
+      })
+
+      it("records a refund on its order with the credit line Medusa's refund adds: the order ends as the owner's own refund leaves one", async () => {
+        const control = await capturedOrder()
+        expect((await post(`/admin/payments/${control.payment.id}/refund`, { amount: 10 })).status).toBe(200)
+        const { orderId, payment } = await capturedOrder(control.store)
+        await paymentModule().refundPayment({ payment_id: payment.id, amount: 10 })
+        expect(await orderCountsOfPayments(getContainer(), orderId)).toMatchObject({ booked: { refunded: 10 }, onOrder: { refunded: 0 } })
+
+        const swept = await sweepLater()
+
+        expect(recordedFor(swept, payment.id)).toEqual([expect.objectContaining({ status: "order_recorded" })])
+        const repaired = await expectOrderCountsItsPayments(getContainer(), orderId)
+        const owners = await expectOrderCountsItsPayments(getContainer(), control.orderId)
+        expect(repaired.creditLines).toEqual([10])
+        expect(repaired.creditLines).toEqual(owners.creditLines)
+        expect(repaired.summary).toEqual(owners.summary)
+        expect(recordedFor(await sweepLater(), payment.id)).toEqual([])
+      })
+
+      it("leaves a refund that needs a credit line while the owner has an order edit open, says so once, and records it when the edit is canceled", async () => {
+        const { orderId, payment } = await capturedOrder()
+        await paymentModule().refundPayment({ payment_id: payment.id, amount: 10 })
+        expect((await post(`/admin/order-edits`, { order_id: orderId })).status).toBe(200)
+
+        const waiting = recordedFor(await sweepLater(), payment.id)
+
+        expect(waiting).toEqual([expect.objectContaining({ status: "order_not_recorded" })])
+        expect(waiting[0].message).toMatch(/waits for order edit ordch_\w+ to be confirmed or canceled/)
+        expect(await orderCountsOfPayments(getContainer(), orderId)).toMatchObject({ onOrder: { refunded: 0 } })
+        const entries = (await owner.get(`/admin/card-service/reconciliation?payment_id=${payment.id}`)).data.entries
+        expect(entries).toEqual(expect.arrayContaining([expect.objectContaining({ status: "order_not_recorded", needs_action: true })]))
+        expect(recordedFor(await sweepLater(), payment.id)).toEqual([])
+
+        expect((await owner.delete(`/admin/order-edits/${orderId}`)).status).toBe(200)
+        const recorded = recordedFor(await sweepLater(), payment.id)
+
+        expect(recorded).toEqual([expect.objectContaining({ status: "order_recorded" })])
+        expect((await expectOrderCountsItsPayments(getContainer(), orderId)).creditLines).toEqual([10])
+        const after = (await owner.get(`/admin/card-service/reconciliation?payment_id=${payment.id}`)).data.entries
+        expect(after).toEqual(expect.arrayContaining([expect.objectContaining({ status: "order_recorded", needs_action: false })]))
+        expect(after.filter((e: any) => e.needs_action)).toEqual([])
+      })
+
+      it("refuses the owner's next refund, sending nothing, while an earlier one is not yet recorded on the order; refunds once the sweep recorded it", async () => {
+        const { orderId, payment } = await capturedOrder()
+        await paymentModule().refundPayment({ payment_id: payment.id, amount: 5 })
+        const refundsSent = () => sandbox().requests().filter((r) => r.path === "/refund").length
+        const sentBefore = refundsSent()
+
+        const refused = await post(`/admin/payments/${payment.id}/refund`, { amount: 7 })
+
+        expect(refused.status).toBe(400)
+        expect(refused.data.message).toMatch(/refund ref_\w+ of this payment is not yet recorded on order order_\w+ .*Nothing was refunded: refund again in a moment/)
+        expect(refundsSent()).toBe(sentBefore)
+        await expectServiceHoldsWhatMedusaBooks(orderId)
+        expect((await orderCountsOfPayments(getContainer(), orderId)).booked.refunded).toBe(5)
+
+        expect(recordedFor(await sweepLater(), payment.id)).toEqual([expect.objectContaining({ status: "order_recorded" })])
+        expect((await post(`/admin/payments/${payment.id}/refund`, { amount: 7 })).status).toBe(200)
+        expect((await expectOrderCountsItsPayments(getContainer(), orderId)).creditLines.sort()).toEqual([5, 7])
+        await expectServiceHoldsWhatMedusaBooks(orderId)
+      })
+
+      it("replaces a transaction Medusa wrote for a stopped refund with another refund's amount: the order ends as two refunds of the owner's leave one", async () => {
+        const control = await capturedOrder()
+        expect((await post(`/admin/payments/${control.payment.id}/refund`, { amount: 7 })).status).toBe(200)
+        expect((await post(`/admin/payments/${control.payment.id}/refund`, { amount: 5 })).status).toBe(200)
+        const { orderId, payment } = await capturedOrder(control.store)
+        expect((await post(`/admin/payments/${payment.id}/refund`, { amount: 7 })).status).toBe(200)
+        await paymentModule().refundPayment({ payment_id: payment.id, amount: 5 })
+        const stopped = (await paymentOfOrder(getContainer(), orderId)).refunds.find((r: any) => Number(r.amount) === 5)
+        // What Medusa's refund workflow writes for a refund its order lacks
+        // when it records another (the two sent at once): the other's amount.
+        await getContainer()
+          .resolve<IOrderModuleService>(Modules.ORDER)
+          .addOrderTransactions({ order_id: orderId, amount: -7, currency_code: "eur", reference: "refund", reference_id: stopped.id })
+        expect(await orderCountsOfPayments(getContainer(), orderId)).toMatchObject({ booked: { refunded: 12 }, onOrder: { refunded: 14 } })
+
+        const swept = await sweepLater()
+
+        expect(recordedFor(swept, payment.id)).toEqual([expect.objectContaining({ status: "order_recorded" })])
+        expect(recordedFor(swept, payment.id)[0].message).toContain("(the order had it for another amount)")
+        const repaired = await expectOrderCountsItsPayments(getContainer(), orderId)
+        const owners = await expectOrderCountsItsPayments(getContainer(), control.orderId)
+        expect(repaired.creditLines).toEqual(owners.creditLines)
+        expect(repaired.summary).toEqual(owners.summary)
+        await expectServiceHoldsWhatMedusaBooks(orderId)
+        expect(recordedFor(await sweepLater(), payment.id)).toEqual([])
+      })
     })
   },
 })

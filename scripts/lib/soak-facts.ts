@@ -152,7 +152,11 @@ export async function storeFacts(cluster: Cluster, settledBefore: number): Promi
                JOIN payment_session ps ON ps.payment_collection_id = cpc.payment_collection_id AND ps.deleted_at IS NULL
               WHERE cpc.cart_id = oc.cart_id AND cpc.deleted_at IS NULL) AS session_statuses,
             (SELECT coalesce(sum(c.amount), 0) FROM capture c WHERE c.payment_id = p.id AND c.deleted_at IS NULL) AS captured,
-            (SELECT coalesce(sum(r.amount), 0) FROM refund r WHERE r.payment_id = p.id AND r.deleted_at IS NULL) AS refunded
+            (SELECT coalesce(sum(r.amount), 0) FROM refund r WHERE r.payment_id = p.id AND r.deleted_at IS NULL) AS refunded,
+            (SELECT coalesce(sum(t.amount) FILTER (WHERE t.reference = 'capture'), 0) FROM order_transaction t
+              WHERE t.order_id = oc.order_id AND t.deleted_at IS NULL) AS counted_captured,
+            (SELECT coalesce(-sum(t.amount) FILTER (WHERE t.reference = 'refund'), 0) FROM order_transaction t
+              WHERE t.order_id = oc.order_id AND t.deleted_at IS NULL) AS counted_refunded
        FROM order_cart oc
        JOIN "order" o ON o.id = oc.order_id
        LEFT JOIN order_payment_collection opc ON opc.order_id = oc.order_id AND opc.deleted_at IS NULL
@@ -168,6 +172,7 @@ export async function storeFacts(cluster: Cluster, settledBefore: number): Promi
       hold: holdOf(row.session_statuses ?? [], row.order_status),
       canceled: row.order_status === "canceled",
       createdAt: new Date(row.created_at).getTime(),
+      counted: { captured: Number(row.counted_captured), refunded: Number(row.counted_refunded) },
     }
     if (row.payment_id) {
       order.payments.push({

@@ -202,13 +202,14 @@ async function noteCancel(
   return { payment_id: payment.id, status: note.status, message: note.message }
 }
 
-/** Card-service payments created since `since` whose cancel the sweep noted (Needs attention lists them). */
-export async function paymentsWithCancelNotes(container: MedusaContainer, since: Date): Promise<string[]> {
+/** Payments created since `since` whose cancel, or money it recorded on their order (order-records.ts), the sweep noted (Needs attention lists them). */
+export async function paymentsWithCancelOrOrderNotes(container: MedusaContainer, since: Date): Promise<string[]> {
   const knex = container.resolve<Knex>(ContainerRegistrationKeys.PG_CONNECTION)
   const { rows } = await knex.raw(
     `select "id" from "payment"
       where "deleted_at" is null and "created_at" >= ?
-        and ("metadata"->'card_service'->'cancel'->>'status') is not null
+        and (("metadata"->'card_service'->'cancel'->>'status') is not null
+          or ("metadata"->'card_service'->'order'->>'status') is not null)
       order by "created_at" desc
       limit 1000`,
     [since.toISOString()]

@@ -45,6 +45,10 @@ export type PaymentNote = {
     | "follow_on_recovered"
     /** A capture or refund the service made whose booking Medusa lost, booked by the sweep through Medusa's own workflow. */
     | "booking_recovered"
+    /** A capture or refund the payment books and its order did not count (Medusa's workflow stopped between the two), recorded on the order by the sweep (order-records.ts). */
+    | "order_recorded"
+    /** Such a refund that needs a credit line while the order has an open change: recorded once the owner confirms or cancels it. */
+    | "order_not_recorded"
     /** An order cancel that stopped midway, finished by the sweep (interrupted-cancels.ts). */
     | "cancel_recovered"
     /** An order cancel that stopped midway and that Medusa will no longer finish: the store owner's. */
@@ -79,9 +83,12 @@ const UNLOGGED_PAYMENT_COLUMNS = [...FOLLOWED_PAYMENT_COLUMNS, "captured_at", "a
 
 export const PAYMENT_LOOKBACK_MS = 30 * 24 * 60 * 60 * 1000
 
+/** The payment's notes: its capture's, its unknown refunds', and what the sweep recorded on its order (order-records.ts). */
+export type NoteField = "capture" | "refund" | "order"
+
 function noteOf(
   metadata: unknown,
-  field: "capture" | "refund"
+  field: NoteField
 ): PaymentNote | undefined {
   const record =
     metadata && typeof metadata === "object"
@@ -94,6 +101,7 @@ function noteOf(
 
 export const captureNoteOf = (metadata: unknown) => noteOf(metadata, "capture")
 export const refundNoteOf = (metadata: unknown) => noteOf(metadata, "refund")
+export const orderNoteOf = (metadata: unknown) => noteOf(metadata, "order")
 
 /**
  * Captured card-service payments with something left to learn, newest
@@ -638,10 +646,10 @@ function cardServiceMetadata(payment: PaymentRow): Record<string, unknown> {
 }
 
 /** Writes the note when it says something new; one action per change. */
-async function notePayment(
+export async function notePayment(
   container: MedusaContainer,
   payment: PaymentRow,
-  field: "capture" | "refund",
+  field: NoteField,
   next: PaymentNote
 ): Promise<PaymentAction | null> {
   const previous = cardServiceMetadata(payment)[field] as

@@ -24,6 +24,7 @@ import {
   type PaymentAction,
 } from "./payment-followups"
 import { LOOKBACK_MS, sweepGoneSessions } from "./gone-sessions"
+import { listUnrecordedOnOrders, recordOnOrder } from "./order-records"
 import { finishInterruptedCancel, listInterruptedCancels } from "./interrupted-cancels"
 import { listHeldSessions, sweepHeldOrder } from "./held-orders"
 import { isServiceDown } from "./service-down"
@@ -95,7 +96,15 @@ export async function sweepCardServicePayments(
     )
     const held = await listHeldSessions(container, provider, id, now, options.batchSize ?? DEFAULT_BATCH_SIZE)
     const cancels = await listInterruptedCancels(container, id, now)
+    const unrecorded = await listUnrecordedOnOrders(container, id, now)
     const work = [
+      // First: it asks the service nothing, so an outage stops none of it;
+      // and before a booking below runs Medusa's capture or refund workflow,
+      // which records every row its order lacks with that booking's amount.
+      ...unrecorded.map((found) => ({
+        id: found.paymentId,
+        run: () => recordOnOrder(container, found, id, now),
+      })),
       ...held.map((session) => ({
         id: session.id,
         run: async () => {

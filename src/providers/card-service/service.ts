@@ -36,7 +36,7 @@ import { MedusaCaptures } from "./medusa-captures"
 import { MedusaSessionTerms } from "./medusa-session-terms"
 import { NotReleasedNotice } from "./not-released-notice"
 import { type LostCapture, resolveLostCapture } from "./lost-follow-ons"
-import { openChangeRefusal } from "./order-change-guard"
+import { openChangeRefusal, unrecordedRefundRefusal } from "./order-change-guard"
 import { PaymentRecord } from "./payment-record"
 import { mergeAdminSettings } from "./admin-settings"
 import { CardServiceOptions, parseOptions, serviceBaseUrl } from "./options"
@@ -282,7 +282,8 @@ export default class CardServiceProviderService extends AbstractPaymentProvider<
       const bookedKeys = await this.paymentRecord_.bookedKeys("refund", paymentId)
       // Refused before anything is sent where Medusa could not record the refund on its order.
       const beforeSending = async (refundAmount: number) => {
-        const refusal = await openChangeRefusal(collectionId, refundAmount)
+        const refusal =
+          (await unrecordedRefundRefusal(paymentId, collectionId, key)) ?? (await openChangeRefusal(collectionId, refundAmount))
         if (refusal) throw refusal
       }
       const next = await this.followOns_.refund(session, amount, context, bookedKeys, beforeSending)

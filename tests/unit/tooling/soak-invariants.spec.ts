@@ -198,6 +198,31 @@ describe("checkInvariants", () => {
     expect(names(check([], store({ orders: [young] })))).toEqual(["order whose payment differs from the approval"])
   })
 
+  it("breaches on an order that counts less or more of its payments' money than they book, once its payments are quiet", () => {
+    const approval = record("AUTHORIZATION", 20)
+    const capture = on(approval, "CAPTURE", 20)
+    const refund = on(capture, "REFUND", 5)
+    const counting = (counted: StoreOrder["counted"]) => ({ ...order("c", approval.transactionId, 20, { refunded: 5 }), counted })
+    const judged = (counted: StoreOrder["counted"]) =>
+      names(check([approval, capture, refund], store({ orders: [counting(counted)] }))).filter((n) => n === "order that does not count its payments' money")
+    expect(judged({ captured: 20, refunded: 5 })).toEqual([])
+    expect(judged(undefined)).toEqual([])
+    // A refund Medusa booked on the payment whose workflow stopped before the order's transaction.
+    expect(judged({ captured: 20, refunded: 0 })).toEqual(["order that does not count its payments' money"])
+    expect(judged({ captured: 0, refunded: 5 })).toEqual(["order that does not count its payments' money"])
+    // Two refunds at once: Medusa recorded the first for the second's amount.
+    expect(judged({ captured: 20, refunded: 7 })).toEqual(["order that does not count its payments' money"])
+    // A payment that moved lately is not judged during the run: the sweep records its rows once they are old enough.
+    const booked: BookedPayment[] = [{ paymentId: "pay_c", transactionId: approval.transactionId, captured: 20, refunded: 5, unknownOutcome: false, changedAt: 4_000 }]
+    const during = (quietBefore: number) =>
+      checkInvariants([approval, capture, refund], store({ orders: [counting({ captured: 20, refunded: 0 })], bookedPayments: booked }), new Map(), new Set([approval.transactionId]), {
+        settledBefore: 10_000_000,
+        quietBefore,
+      }).breaches.filter((b) => b.invariant === "order that does not count its payments' money")
+    expect(during(100_000)).toEqual([])
+    expect(during(200_000)).toEqual([expect.objectContaining({ orderId: "order_c" })])
+  })
+
   it("breaches on a cart with two orders, a paid cart without one and an order on hold not concluded", () => {
     const held = record("AUTHORIZATION", 20, { reasonCode: "480" })
     const facts = store({

@@ -8,12 +8,13 @@ import type { ReconcileEntry } from "./response-types"
 import {
   captureNoteOf,
   PAYMENT_LOOKBACK_MS,
+  orderNoteOf,
   refundNoteOf,
 } from "../../../reconciliation/payment-followups"
 import { collectionHintsOf } from "../../../payment-notes/result-hints"
 import { notesOf } from "../../../payment-notes/session-notes"
 import { withOrderDisplayIds } from "./order-display-ids"
-import { cancelNoteOf, paymentsWithCancelNotes } from "../../../reconciliation/interrupted-cancels"
+import { cancelNoteOf, paymentsWithCancelOrOrderNotes } from "../../../reconciliation/interrupted-cancels"
 
 /** Session statuses the store owner must act on (a payment's note says it itself). */
 const NEEDS_ACTION = new Set(["outcome_unknown", "not_released", "hold_not_canceled"])
@@ -75,8 +76,8 @@ export async function reconcileEntries(
       }
     ),
   ])
-  // Cancels the sweep finished or left to the owner: canceled or authorized payments, not captured ones.
-  const cancelIds = (await paymentsWithCancelNotes(container, new Date(since))).filter(
+  // Cancels the sweep finished or left to the owner (canceled or authorized payments, not captured ones), and payments only partly captured whose order the sweep recorded money on.
+  const cancelIds = (await paymentsWithCancelOrOrderNotes(container, new Date(since))).filter(
     (id) => !payments.some((p) => p.id === id)
   )
   const canceledPayments = cancelIds.length
@@ -128,7 +129,7 @@ export async function reconcileEntries(
   for (const payment of [...payments, ...canceledPayments]) {
     if (!payment.provider_id.startsWith(PROVIDER_ID_PREFIX)) continue
     const metadata = (payment as { metadata?: unknown }).metadata
-    for (const note of [captureNoteOf(metadata), refundNoteOf(metadata)]) {
+    for (const note of [captureNoteOf(metadata), refundNoteOf(metadata), orderNoteOf(metadata)]) {
       if (!note) continue
       entries.push(
         entry(
