@@ -675,6 +675,48 @@ medusaIntegrationTestRunner({
         await expectServiceHoldsWhatMedusaBooks(orderId)
         expect(recordedFor(await sweepLater(), payment.id)).toEqual([])
       })
+
+      /** What a refund's workflow killed inside its credit line leaves: the refund booked and recorded, the credit-line change open. */
+      const refundDiedInItsCreditLine = async (orderId: string, paymentId: string, withAction: boolean) => {
+        await paymentModule().refundPayment({ payment_id: paymentId, amount: 10 })
+        const refund = (await paymentOfOrder(getContainer(), orderId)).refunds[0]
+        const orders = getContainer().resolve<IOrderModuleService>(Modules.ORDER)
+        await orders.addOrderTransactions({ order_id: orderId, amount: -10, currency_code: "eur", reference: "refund", reference_id: refund.id })
+        const change = await orders.createOrderChange({ order_id: orderId, change_type: "credit_line" } as never)
+        if (withAction) {
+          await orders.addOrderAction({
+            order_change_id: change.id,
+            order_id: orderId,
+            version: change.version,
+            action: "CREDIT_LINE_ADD",
+            reference: "payment_collection",
+            amount: 10,
+          } as never)
+        }
+        // Medusa refuses the owner's every change of the order meanwhile.
+        expect((await post(`/admin/order-edits`, { order_id: orderId })).status).toBe(400)
+        return change
+      }
+
+      it.each([
+        ["confirms the credit-line change a refund's workflow made and never confirmed", true],
+        ["withdraws the empty credit-line change a refund's workflow left and records the refund's credit line again", false],
+      ])("%s: the order ends as the owner's own refund leaves one, and takes changes again", async (_, withAction) => {
+        const control = await capturedOrder()
+        expect((await post(`/admin/payments/${control.payment.id}/refund`, { amount: 10 })).status).toBe(200)
+        const { orderId, payment } = await capturedOrder(control.store)
+        await refundDiedInItsCreditLine(orderId, payment.id, withAction)
+
+        const swept = await sweepLater()
+
+        expect(recordedFor(swept, payment.id)).toEqual([expect.objectContaining({ status: "order_recorded" })])
+        const repaired = await expectOrderCountsItsPayments(getContainer(), orderId)
+        const owners = await expectOrderCountsItsPayments(getContainer(), control.orderId)
+        expect(repaired.creditLines).toEqual([10])
+        expect(repaired.summary).toEqual(owners.summary)
+        expect((await post(`/admin/order-edits`, { order_id: orderId })).status).toBe(200)
+        expect(recordedFor(await sweepLater(), payment.id)).toEqual([])
+      })
     })
   },
 })

@@ -20,7 +20,7 @@ const ROOT = path.resolve(__dirname, "..", "..")
  * is in tests/contract/package-contents.spec.ts beside the test that holds
  * every `npm pack` to it. Issue 44 asked for 2 MB unpacked.
  */
-export const PACKAGE_BUDGET = { packedBytes: 680_000, unpackedBytes: 1_950_000 }
+export const PACKAGE_BUDGET = { packedBytes: 690_000, unpackedBytes: 1_950_000 }
 
 /**
  * Exports a store's code never imports, and why a resolver's complaint about

@@ -156,7 +156,10 @@ export async function storeFacts(cluster: Cluster, settledBefore: number): Promi
             (SELECT coalesce(sum(t.amount) FILTER (WHERE t.reference = 'capture'), 0) FROM order_transaction t
               WHERE t.order_id = oc.order_id AND t.deleted_at IS NULL) AS counted_captured,
             (SELECT coalesce(-sum(t.amount) FILTER (WHERE t.reference = 'refund'), 0) FROM order_transaction t
-              WHERE t.order_id = oc.order_id AND t.deleted_at IS NULL) AS counted_refunded
+              WHERE t.order_id = oc.order_id AND t.deleted_at IS NULL) AS counted_refunded,
+            (SELECT min(ch.created_at) FROM order_change ch
+              WHERE ch.order_id = oc.order_id AND ch.deleted_at IS NULL AND ch.change_type = 'credit_line'
+                AND ch.status IN ('pending', 'requested')) AS open_credit_line_since
        FROM order_cart oc
        JOIN "order" o ON o.id = oc.order_id
        LEFT JOIN order_payment_collection opc ON opc.order_id = oc.order_id AND opc.deleted_at IS NULL
@@ -173,6 +176,7 @@ export async function storeFacts(cluster: Cluster, settledBefore: number): Promi
       canceled: row.order_status === "canceled",
       createdAt: new Date(row.created_at).getTime(),
       counted: { captured: Number(row.counted_captured), refunded: Number(row.counted_refunded) },
+      openCreditLineSince: row.open_credit_line_since ? new Date(row.open_credit_line_since).getTime() : null,
     }
     if (row.payment_id) {
       order.payments.push({

@@ -59,6 +59,13 @@ export type StoreOrder = {
    * not judged.
    */
   counted?: { captured: number; refunded: number }
+  /**
+   * When the oldest credit-line order change of the order still open was
+   * made (ms since the epoch); null for none. Medusa's workflows confirm
+   * theirs within a moment; one left open refuses every later change of the
+   * order. Left out, not judged.
+   */
+  openCreditLineSince?: number | null
 }
 
 /**
@@ -120,6 +127,7 @@ export type InvariantName =
   | "payment the service holds otherwise than Medusa books"
   | "order canceled that nobody canceled"
   | "order that does not count its payments' money"
+  | "order change a workflow left open"
 
 export const INVARIANTS: readonly InvariantName[] = [
   "capture beyond its approval or a second capture",
@@ -135,6 +143,7 @@ export const INVARIANTS: readonly InvariantName[] = [
   "payment the service holds otherwise than Medusa books",
   "order canceled that nobody canceled",
   "order that does not count its payments' money",
+  "order change a workflow left open",
 ]
 
 /**
@@ -431,6 +440,14 @@ export function checkInvariants(
     const uncounted = uncountedMoney(order, store.bookedPayments, quietBefore, busyPayments)
     if (uncounted) {
       breaches.push({ invariant: "order that does not count its payments' money", orderId: order.orderId, cartId: order.cartId, detail: uncounted })
+    }
+    if (order.openCreditLineSince != null && order.openCreditLineSince < quietBefore - RECORD_SLACK_MS) {
+      breaches.push({
+        invariant: "order change a workflow left open",
+        orderId: order.orderId,
+        cartId: order.cartId,
+        detail: `a credit-line change made at ${new Date(order.openCreditLineSince).toISOString()} is still open: Medusa refuses every other change of the order`,
+      })
     }
     if (order.hold === "open" && order.createdAt < settledBefore) {
       breaches.push({

@@ -246,3 +246,105 @@ async function reasonOf(container: MedusaContainer, row: Row): Promise<{ referen
   const { data } = await query.graph({ entity: "refund_reason", fields: ["id", "label", "code"], filters: { id: row.refund_reason_id } })
   return data[0] ? { reference: data[0].label, referenceId: data[0].code } : {}
 }
+
+/**
+ * A credit-line change a refund's workflow made and never confirmed:
+ * refundPaymentWorkflow records a refund's credit line in an order change of
+ * its own (created, given its credit-line action, confirmed, in three steps);
+ * a workflow that stopped in between leaves the change open, and Medusa then
+ * refuses every later change of the order (an edit, a return, a claim, an
+ * exchange, a cancel, the next refund's credit line). Medusa's own workflows
+ * confirm such a change within a moment: one two minutes old is a dead one.
+ */
+export type DeadCreditLine = { orderId: string; changeId: string; paymentId: string }
+
+export async function listDeadCreditLines(container: MedusaContainer, providerId: string, now: Date): Promise<DeadCreditLine[]> {
+  const orders = container.resolve<IOrderModuleService>(Modules.ORDER)
+  const changes = (await orders.listOrderChanges(
+    {
+      change_type: "credit_line",
+      status: ["pending", "requested"],
+      created_at: {
+        $gte: new Date(now.getTime() - ORDER_RECORD_LOOKBACK_MS).toISOString(),
+        $lt: new Date(now.getTime() - UNLOGGED_AFTER_MS).toISOString(),
+      },
+    } as never,
+    { select: ["id", "order_id"], take: null } as never
+  )) as unknown as Array<{ id: string; order_id: string }>
+  if (!changes.length) return []
+  const query = container.resolve<Query>(ContainerRegistrationKeys.QUERY)
+  const { data } = await query.graph({
+    entity: "order",
+    fields: ["id", "payment_collections.payments.id", "payment_collections.payments.provider_id"],
+    filters: { id: [...new Set(changes.map((c) => c.order_id))] },
+  })
+  const paymentOf = new Map<string, string>()
+  for (const order of data) {
+    const payment = (order.payment_collections ?? [])
+      .flatMap((c: { payments?: Array<{ id: string; provider_id: string }> }) => c.payments ?? [])
+      .find((p: { provider_id: string }) => p.provider_id === providerId)
+    if (payment) paymentOf.set(order.id, payment.id)
+  }
+  return changes
+    .filter((c) => paymentOf.has(c.order_id))
+    .map((c) => ({ orderId: c.order_id, changeId: c.id, paymentId: paymentOf.get(c.order_id)! }))
+}
+
+/** How long before its credit-line change a refund's workflow records the refund's transaction, at most. */
+const CREDIT_LINE_AFTER_TRANSACTION_MS = 10_000
+
+/**
+ * Finishes what the dead workflow left, for a change that follows, within
+ * seconds, the transaction of one refund of the payment (the workflow's step
+ * before it): a change holding its credit-line action is confirmed (the
+ * workflow's last step). An empty one (the workflow stopped before the
+ * action) is withdrawn, and the refund's transaction taken back, so that the
+ * refund is recorded with its credit line as one whose workflow stopped
+ * earlier (recordOnOrder), as Medusa's compensation of a failed credit line
+ * takes the transaction back. Any other open credit-line change (an order
+ * cancel's: interrupted-cancels.ts) is left alone.
+ */
+export async function finishDeadCreditLine(
+  container: MedusaContainer,
+  dead: DeadCreditLine,
+  providerId: string,
+  now: Date
+): Promise<PaymentAction[]> {
+  const taken = await underPaymentLock(container, dead.paymentId, async (): Promise<string | null> => {
+    const orders = container.resolve<IOrderModuleService>(Modules.ORDER)
+    const [change] = (await orders.listOrderChanges({ id: dead.changeId } as never, {
+      select: ["id", "status", "created_at"],
+      relations: ["actions"],
+    })) as unknown as Array<{ id: string; status: string; created_at: Date | string; actions?: Array<{ action: string }> }>
+    if (!change || !["pending", "requested"].includes(change.status)) return null
+    const made = new Date(change.created_at).getTime()
+    const refundIds = new Set(
+      ((await container
+        .resolve<IPaymentModuleService>(Modules.PAYMENT)
+        .listRefunds({ payment_id: dead.paymentId } as never, { select: ["id"] })) as Array<{ id: string }>).map((r) => r.id)
+    )
+    const transactions = (await orders.listOrderTransactions(
+      { order_id: dead.orderId, reference: "refund" } as never,
+      { select: ["id", "reference_id", "created_at"], take: null } as never
+    )) as unknown as Array<{ id: string; reference_id: string; created_at: Date | string }>
+    const just = transactions.filter((t) => {
+      const at = new Date(t.created_at).getTime()
+      return refundIds.has(t.reference_id) && at <= made && made - at <= CREDIT_LINE_AFTER_TRANSACTION_MS
+    })
+    // Only a refund workflow's: the change follows its refund's transaction.
+    // An order cancel's is finished with the cancel (interrupted-cancels.ts).
+    if (just.length !== 1) return null
+    if (change.actions?.some((a) => a.action === "CREDIT_LINE_ADD")) {
+      await orders.confirmOrderChange({ id: change.id } as never)
+      return `refund ${just[0].reference_id}: its credit-line change ${change.id} of order ${dead.orderId}, left open when its workflow stopped (Medusa refused every other change of the order meanwhile), confirmed`
+    }
+    await orders.cancelOrderChange([change.id])
+    await orders.deleteOrderTransactions([just[0].id])
+    return ""
+  })
+  if (taken === null) return []
+  if (taken) return [{ payment_id: dead.paymentId, status: "order_recorded", message: taken }]
+  // The empty change withdrawn: the refund is recorded again, with its credit line.
+  const [found] = await unrecordedOf(container, providerId, [dead.paymentId], now)
+  return found ? await recordOnOrder(container, found, providerId, now) : []
+}

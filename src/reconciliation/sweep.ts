@@ -24,7 +24,7 @@ import {
   type PaymentAction,
 } from "./payment-followups"
 import { LOOKBACK_MS, sweepGoneSessions } from "./gone-sessions"
-import { listUnrecordedOnOrders, recordOnOrder } from "./order-records"
+import { finishDeadCreditLine, listDeadCreditLines, listUnrecordedOnOrders, recordOnOrder } from "./order-records"
 import { finishInterruptedCancel, listInterruptedCancels } from "./interrupted-cancels"
 import { listHeldSessions, sweepHeldOrder } from "./held-orders"
 import { isServiceDown } from "./service-down"
@@ -96,11 +96,19 @@ export async function sweepCardServicePayments(
     )
     const held = await listHeldSessions(container, provider, id, now, options.batchSize ?? DEFAULT_BATCH_SIZE)
     const cancels = await listInterruptedCancels(container, id, now)
+    const deadCreditLines = await listDeadCreditLines(container, id, now)
+    // Read again under the payment's lock when recorded: what a dead
+    // credit-line change's finish recorded first is not recorded twice.
     const unrecorded = await listUnrecordedOnOrders(container, id, now)
     const work = [
-      // First: it asks the service nothing, so an outage stops none of it;
-      // and before a booking below runs Medusa's capture or refund workflow,
-      // which records every row its order lacks with that booking's amount.
+      // First: they ask the service nothing, so an outage stops none of
+      // them; and before a booking below runs Medusa's capture or refund
+      // workflow, which records every row its order lacks with that
+      // booking's amount.
+      ...deadCreditLines.map((dead) => ({
+        id: dead.paymentId,
+        run: () => finishDeadCreditLine(container, dead, id, now),
+      })),
       ...unrecorded.map((found) => ({
         id: found.paymentId,
         run: () => recordOnOrder(container, found, id, now),

@@ -49,7 +49,11 @@ jest.setTimeout(240_000)
  * 730 kB of 211 files, which took the package to 471 kB packed, 1.65 MB
  * unpacked; then the nine screenshots the shipped docs show went in,
  * compressed from 656 kB to 188 kB (pngquant): 652 kB packed, 1.84 MB
- * unpacked. Budget 680 kB / 1.95 MB, under the issue's 2 MB.
+ * unpacked. Budget 680 kB / 1.95 MB, under the issue's 2 MB. Raised to
+ * 690 kB packed for issue 42's order records (the sweep recording on the
+ * order what Medusa booked on the payment, a refund's dead credit-line
+ * change, the refusal of a refund beside an unrecorded one, and their docs):
+ * 680 kB packed then.
  */
 const BUDGET = PACKAGE_BUDGET
 

@@ -9,7 +9,7 @@ import { ApprovalNotReleased } from "../../src/providers/card-service/approval-r
 import { LOOKBACK_MS, sweepGoneSessions } from "../../src/reconciliation/gone-sessions"
 import { listHeldSessions, sweepHeldOrder } from "../../src/reconciliation/held-orders"
 import { listInterruptedCancels } from "../../src/reconciliation/interrupted-cancels"
-import { listUnrecordedOnOrders } from "../../src/reconciliation/order-records"
+import { listDeadCreditLines, listUnrecordedOnOrders } from "../../src/reconciliation/order-records"
 import {
   followPayment,
   listCapturesToFollow,
@@ -33,7 +33,12 @@ jest.mock("../../src/checkout/provider-lookup", () => ({
 jest.mock("../../src/reconciliation/sweep-candidates", () => ({ sessionsToSweep: jest.fn() }))
 jest.mock("../../src/reconciliation/held-orders", () => ({ listHeldSessions: jest.fn(), sweepHeldOrder: jest.fn() }))
 jest.mock("../../src/reconciliation/interrupted-cancels", () => ({ listInterruptedCancels: jest.fn(), finishInterruptedCancel: jest.fn() }))
-jest.mock("../../src/reconciliation/order-records", () => ({ listUnrecordedOnOrders: jest.fn(), recordOnOrder: jest.fn() }))
+jest.mock("../../src/reconciliation/order-records", () => ({
+  listUnrecordedOnOrders: jest.fn(),
+  recordOnOrder: jest.fn(),
+  listDeadCreditLines: jest.fn(),
+  finishDeadCreditLine: jest.fn(),
+}))
 jest.mock("../../src/reconciliation/gone-sessions", () => ({
   LOOKBACK_MS: jest.requireActual("../../src/reconciliation/gone-sessions").LOOKBACK_MS,
   sweepGoneSessions: jest.fn(),
@@ -119,6 +124,7 @@ beforeEach(() => {
   jest.mocked(listOrphanedFollowOns).mockResolvedValue([])
   jest.mocked(listInterruptedCancels).mockResolvedValue([])
   jest.mocked(listUnrecordedOnOrders).mockResolvedValue([])
+  jest.mocked(listDeadCreditLines).mockResolvedValue([])
   jest.mocked(sweepGoneSessions).mockResolvedValue([])
   jest.mocked(cartOfSession).mockResolvedValue({ cartId: "cart_1", orderId: null, email: null, locale: null })
 })

@@ -223,6 +223,18 @@ describe("checkInvariants", () => {
     expect(during(200_000)).toEqual([expect.objectContaining({ orderId: "order_c" })])
   })
 
+  it("breaches on an order with a credit-line change left open, once it is older than a workflow takes", () => {
+    const approval = record("AUTHORIZATION", 20)
+    const left = (openCreditLineSince: number | null, quietBefore: number) =>
+      checkInvariants([approval], store({ orders: [{ ...order("d", approval.transactionId, 20), openCreditLineSince }] }), new Map(), new Set([approval.transactionId]), {
+        settledBefore: Infinity,
+        quietBefore,
+      }).breaches.filter((b) => b.invariant === "order change a workflow left open")
+    expect(left(null, Infinity)).toEqual([])
+    expect(left(50_000, Infinity)).toEqual([expect.objectContaining({ orderId: "order_d" })])
+    expect(left(50_000, 100_000)).toEqual([])
+  })
+
   it("breaches on a cart with two orders, a paid cart without one and an order on hold not concluded", () => {
     const held = record("AUTHORIZATION", 20, { reasonCode: "480" })
     const facts = store({

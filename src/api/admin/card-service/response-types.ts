@@ -211,7 +211,7 @@ export type ReconcileEntry = {
   kind: "session" | "payment"
   /** payses_... or pay_... */
   id: string
-  /** order_created, released, failed, outcome_unknown, not_released, review_closed, hold_not_canceled, capture_pending, capture_transmitted, capture_failed, capture_voided, capture_unconfirmed, capture_confirmed, follow_on_recovered, booking_recovered, cancel_recovered, cancel_not_finished, refund_unknown, changed_outside_medusa */
+  /** order_created, released, failed, outcome_unknown, not_released, review_closed, hold_not_canceled, capture_pending, capture_transmitted, capture_failed, capture_voided, capture_unconfirmed, capture_confirmed, follow_on_recovered, booking_recovered, order_recorded, order_not_recorded, cancel_recovered, cancel_not_finished, refund_unknown, changed_outside_medusa */
   status: string
   message: string
   /** merchantReferenceCodes or transaction ids to look up at the service. */
