@@ -43,12 +43,7 @@ export async function openChangeRefusal(
   const query = queryOfApplication()
   if (!query || !paymentCollectionId) return null
   try {
-    const { data: links } = await query.graph({
-      entity: "order_payment_collection",
-      fields: ["order_id"],
-      filters: { payment_collection_id: paymentCollectionId },
-    })
-    const orderId = links[0]?.order_id as string | undefined
+    const orderId = await orderOfCollection(query, paymentCollectionId)
     if (!orderId) return null
     const change = await openChangeOf(query, orderId)
     if (!change) return null
@@ -86,12 +81,7 @@ export async function unrecordedRefundRefusal(
   const query = queryOfApplication()
   if (!query || !paymentId || !paymentCollectionId) return null
   try {
-    const { data: links } = await query.graph({
-      entity: "order_payment_collection",
-      fields: ["order_id"],
-      filters: { payment_collection_id: paymentCollectionId },
-    })
-    const orderId = links[0]?.order_id as string | undefined
+    const orderId = await orderOfCollection(query, paymentCollectionId)
     if (!orderId) return null
     const [{ data: payments }, { data: orders }] = await Promise.all([
       query.graph({
@@ -116,6 +106,16 @@ export async function unrecordedRefundRefusal(
   } catch {
     return null
   }
+}
+
+/** The order a payment collection is the order's (Medusa's link), or undefined. */
+async function orderOfCollection(query: Query, paymentCollectionId: string): Promise<string | undefined> {
+  const { data: links } = await query.graph({
+    entity: "order_payment_collection",
+    fields: ["order_id"],
+    filters: { payment_collection_id: paymentCollectionId },
+  })
+  return links[0]?.order_id as string | undefined
 }
 
 /** The order's open change (an edit, a return, a claim or an exchange begun and neither confirmed nor canceled), named as the admin names it. */
