@@ -49,7 +49,18 @@ import {
   type Subject,
   type Timing,
 } from "./lib/crash-operations"
-import { appendRun, closeSitting, doneKeys, openPass, passPoints, passRuns, writePoints, type PassFile, type PassSettings } from "./lib/crash-pass"
+import {
+  appendRun,
+  closeSitting,
+  doneKeys,
+  openPass,
+  passPoints,
+  passRuns,
+  startedAgainWhileFailing,
+  writePoints,
+  type PassFile,
+  type PassSettings,
+} from "./lib/crash-pass"
 import { CUTS, fnv1a, POINT_KINDS, pointsOf, requestPattern, samplePoints, type Cut, type Discovery, type Point, type PointKind } from "./lib/crash-points"
 import { DbTraps, dropRedisConnections, instanceOfPort } from "./lib/crash-traps"
 import { startCluster, type Cluster, type ProxiedAnswer } from "./lib/load-cluster"
@@ -80,6 +91,8 @@ type Options = {
   pass: string | null
   /** Start no run after this many minutes; null: no limit. */
   minutes: number | null
+  /** Set by the parent in a lane's own process: when the sitting's --minutes are up (epoch ms), the same for a lane started again. */
+  endsAt: number | null
 }
 
 function listOf<T extends string>(name: string, text: string | undefined, known: readonly T[]): T[] {
@@ -109,6 +122,7 @@ function parseOptions(argv: string[]): Options {
       out: { type: "string" },
       pass: { type: "string" },
       minutes: { type: "string" },
+      "ends-at": { type: "string" },
     },
   })
   return {
@@ -126,6 +140,7 @@ function parseOptions(argv: string[]): Options {
     out: values.out ?? null,
     pass: values.pass ? path.resolve(values.pass) : null,
     minutes: values.minutes ? positiveNumber("minutes", values.minutes) : null,
+    endsAt: values["ends-at"] ? positiveWhole("ends-at", values["ends-at"]) : null,
   }
 }
 
@@ -250,7 +265,7 @@ async function main() {
   // Lanes boot a few seconds apart: many Medusa boots at once on two cores time out on their database pool.
   if (options.lane) await sleep(options.lane * 8_000)
   const booted = Date.now()
-  const until = options.minutes === null ? Infinity : booted + options.minutes * 60_000
+  const until = options.endsAt ?? (options.minutes === null ? Infinity : booted + options.minutes * 60_000)
   const cluster = await startCluster({
     log,
     instanceCount: 3,
@@ -348,20 +363,21 @@ async function main() {
  */
 async function runLanes(options: Options, argv: string[]) {
   const started = Date.now()
+  const runsBefore = options.pass ? passRuns(options.pass).length : 0
+  // One end for every lane, a lane started again included: the command's --minutes, from now.
+  const endsAt = options.minutes === null ? null : started + options.minutes * 60_000
   const dir = fs.mkdtempSync(path.join(os.tmpdir(), "crash-lanes-"))
+  let interrupted = false
   const lanes = Array.from({ length: options.lanes }, (_, lane) => {
     const out = path.join(dir, `lane-${lane}.json`)
-    const child = spawn(
-      process.execPath,
-      [require.resolve("ts-node/dist/bin"), "--swc", __filename, ...argv, "--lane", String(lane), "--out", out, "--seed", String(options.seed)],
-      { stdio: ["ignore", "ignore", "pipe"], env: process.env }
-    )
-    child.stderr.on("data", (chunk: Buffer) => {
-      for (const line of chunk.toString().split("\n").filter(Boolean)) process.stderr.write(`[lane ${lane}] ${line}\n`)
-    })
-    return { out, exited: new Promise<number | null>((resolve) => child.once("exit", (code) => resolve(code))) }
+    const args = [require.resolve("ts-node/dist/bin"), "--swc", __filename, ...argv, "--lane", String(lane), "--out", out, "--seed", String(options.seed)]
+    if (endsAt !== null) args.push("--ends-at", String(endsAt))
+    return { out, exited: laneUntilDone(lane, args, () => !interrupted && (endsAt === null || Date.now() < endsAt - LANE_RESTART_MARGIN_MS)) }
   })
-  process.once("SIGINT", () => log("Ctrl-C: each lane stops after its run"))
+  process.once("SIGINT", () => {
+    interrupted = true
+    log("Ctrl-C: each lane stops after its run")
+  })
   const codes = await Promise.all(lanes.map((l) => l.exited))
   const points: Point[] = []
   const results: RunResult[] = []
@@ -375,10 +391,37 @@ async function runLanes(options: Options, argv: string[]) {
     for (const point of points) process.stdout.write(`point ${point.id}: ${point.where}\n`)
   }
   const breached = !options.discoverOnly && report(options, points, results, started)
-  if (options.pass) closeSitting(options.pass, results.length)
+  // The sitting's runs are those the pass gained: a lane's runs before it died are in it, not in its out file.
+  if (options.pass) closeSitting(options.pass, passRuns(options.pass).length - runsBefore)
   const failed = codes.filter((code) => code !== 0).length
   if (failed) log(`${failed} lane(s) ended with an error: their points are missing from the table`)
   if (failed || breached) process.exitCode = 1
+}
+
+/** Lane starts a sitting makes at most: a lane that died (a boot timed out, a store call failed) is started again. */
+const LANE_TRIES = 3
+/** No lane is started again this close to the sitting's end: its cluster's boot alone takes minutes. */
+const LANE_RESTART_MARGIN_MS = 10 * 60_000
+
+/**
+ * A lane's process, started again while it dies and `mayRestart()` says so
+ * (startedAgainWhileFailing). The lanes of a sitting wait for each other's
+ * points (shareOfLane), so a lane that died before writing its own held the
+ * others ten minutes and its share was left for the next sitting (seen once: a
+ * store call refused during discovery). Started again, it finds its points,
+ * takes up its share, and in a pass leaves out the runs its first life made.
+ */
+function laneUntilDone(lane: number, args: string[], mayRestart: () => boolean): Promise<number | null> {
+  return startedAgainWhileFailing(
+    () => {
+      const child = spawn(process.execPath, args, { stdio: ["ignore", "ignore", "pipe"], env: process.env })
+      child.stderr.on("data", (chunk: Buffer) => {
+        for (const line of chunk.toString().split("\n").filter(Boolean)) process.stderr.write(`[lane ${lane}] ${line}\n`)
+      })
+      return new Promise<number | null>((resolve) => child.once("exit", (code) => resolve(code)))
+    },
+    { tries: LANE_TRIES, mayRestart, onRestart: (code, tries) => log(`lane ${lane} ended with code ${code} (try ${tries} of ${LANE_TRIES}): starting it again`) }
+  )
 }
 
 /** One run's timing, from the seed: the browser's return, the owner's second press, the pause before a killed instance restarts. */

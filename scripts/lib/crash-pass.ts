@@ -124,3 +124,20 @@ export function passPoints<T extends { id: string }>(dir: string): T[] {
   }
   return [...points.values()]
 }
+
+/**
+ * A process run by `start` (its exit code), started again while it ends with
+ * another code than 0, at most `tries` times in all, and only while
+ * `mayRestart()` says so (the sitting not interrupted, time left for a boot).
+ * Its last exit code.
+ */
+export async function startedAgainWhileFailing(
+  start: () => Promise<number | null>,
+  { tries, mayRestart, onRestart }: { tries: number; mayRestart: () => boolean; onRestart?: (code: number | null, tried: number) => void }
+): Promise<number | null> {
+  for (let tried = 1; ; tried++) {
+    const code = await start()
+    if (code === 0 || tried >= tries || !mayRestart()) return code
+    onRestart?.(code, tried)
+  }
+}

@@ -1,7 +1,7 @@
 import fs from "node:fs"
 import os from "node:os"
 import path from "node:path"
-import { appendRun, closeSitting, doneKeys, openPass, passPoints, passRuns, writePoints, type PassSettings } from "../../../scripts/lib/crash-pass"
+import { appendRun, closeSitting, doneKeys, openPass, passPoints, passRuns, startedAgainWhileFailing, writePoints, type PassSettings } from "../../../scripts/lib/crash-pass"
 
 const settings: PassSettings = {
   runs: 20,
@@ -67,5 +67,39 @@ describe("a crash-point pass kept in a folder across sittings", () => {
     writePoints(dir, "2026-11-28T20-00-00-000Z-lane1", [{ id: "b" }, { id: "a" }])
     writePoints(dir, "2026-11-29T08-00-00-000Z-lane0", [{ id: "d" }])
     expect(passPoints(dir).map((p) => p.id)).toEqual(["a", "c", "b", "d"])
+  })
+})
+
+describe("a lane that dies during a sitting", () => {
+  const exits = (...codes: Array<number | null>) => {
+    const start = jest.fn<Promise<number | null>, []>()
+    for (const code of codes) start.mockResolvedValueOnce(code)
+    return start
+  }
+
+  it("is started again until it ends well, each restart told", async () => {
+    const start = exits(1, 0)
+    const onRestart = jest.fn()
+    await expect(startedAgainWhileFailing(start, { tries: 3, mayRestart: () => true, onRestart })).resolves.toBe(0)
+    expect(start).toHaveBeenCalledTimes(2)
+    expect(onRestart).toHaveBeenCalledWith(1, 1)
+  })
+
+  it("is started at most `tries` times, and its last code is the lane's", async () => {
+    const start = exits(1, null, 2, 0)
+    await expect(startedAgainWhileFailing(start, { tries: 3, mayRestart: () => true })).resolves.toBe(2)
+    expect(start).toHaveBeenCalledTimes(3)
+  })
+
+  it("is not started again once the sitting is interrupted or its end is near", async () => {
+    const start = exits(1, 0)
+    await expect(startedAgainWhileFailing(start, { tries: 3, mayRestart: () => false })).resolves.toBe(1)
+    expect(start).toHaveBeenCalledTimes(1)
+  })
+
+  it("that ended well is not started again", async () => {
+    const start = exits(0, 0)
+    await expect(startedAgainWhileFailing(start, { tries: 3, mayRestart: () => true })).resolves.toBe(0)
+    expect(start).toHaveBeenCalledTimes(1)
   })
 })
