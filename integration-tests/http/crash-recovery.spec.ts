@@ -676,6 +676,40 @@ medusaIntegrationTestRunner({
         expect(recordedFor(await sweepLater(), payment.id)).toEqual([])
       })
 
+      it("takes out the second transaction two of Medusa's workflows wrote for one capture and one refund at once: the order ends as the owner's own leave one", async () => {
+        // Medusa's step that records them reads which rows the order counts,
+        // then writes the others: two capture workflows at once (the owner
+        // pressed capture twice; the crash-point pass saw the order count
+        // 34.8 captured for 17.4) both write the capture. What they leave:
+        const control = await capturedOrder()
+        expect((await post(`/admin/payments/${control.payment.id}/refund`, { amount: 10 })).status).toBe(200)
+        const { orderId, payment } = await capturedOrder(control.store)
+        expect((await post(`/admin/payments/${payment.id}/refund`, { amount: 10 })).status).toBe(200)
+        const { captures, refunds } = await paymentOfOrder(getContainer(), orderId)
+        await getContainer()
+          .resolve<IOrderModuleService>(Modules.ORDER)
+          .addOrderTransactions([
+            { order_id: orderId, amount: Number(captures[0].amount), currency_code: "eur", reference: "capture", reference_id: captures[0].id },
+            { order_id: orderId, amount: -10, currency_code: "eur", reference: "refund", reference_id: refunds[0].id },
+          ] as never)
+        const booked = Number(captures[0].amount)
+        expect(await orderCountsOfPayments(getContainer(), orderId)).toMatchObject({
+          booked: { captured: booked, refunded: 10 },
+          onOrder: { captured: 2 * booked, refunded: 20 },
+        })
+
+        const swept = await sweepLater()
+
+        expect(recordedFor(swept, payment.id)).toEqual([expect.objectContaining({ status: "order_recorded" })])
+        expect(recordedFor(swept, payment.id)[0].message).toMatch(/counted money of the payment twice .*: its transaction\(s\) ordtrx_\w+, ordtrx_\w+ taken out, nothing sent to the service/)
+        const repaired = await expectOrderCountsItsPayments(getContainer(), orderId)
+        const owners = await expectOrderCountsItsPayments(getContainer(), control.orderId)
+        expect(repaired.creditLines).toEqual(owners.creditLines)
+        expect(repaired.summary).toEqual(owners.summary)
+        await expectServiceHoldsWhatMedusaBooks(orderId)
+        expect(recordedFor(await sweepLater(), payment.id)).toEqual([])
+      })
+
       /** What a refund's workflow killed inside its credit line leaves: the refund booked and recorded, the credit-line change open. */
       const refundDiedInItsCreditLine = async (orderId: string, paymentId: string, withAction: boolean) => {
         await paymentModule().refundPayment({ payment_id: paymentId, amount: 10 })

@@ -39,6 +39,8 @@ export type UnrecordedOnOrder = {
   refunds: Row[]
   /** Transactions naming one of the payment's rows for another amount than the row's (recorded again with it). */
   misrecorded: string[]
+  /** Transactions naming a row another transaction already counts (two workflows at once wrote both): taken out. */
+  duplicates: string[]
 }
 
 /**
@@ -93,7 +95,7 @@ async function unrecordedOf(
   for (const payment of ofOrders) {
     const order = payment.payment_collection.order
     const rows = unrecordedRows(payment as never, transactions.filter((t) => t.order_id === order.id), before)
-    if (!rows.captures.length && !rows.refunds.length) continue
+    if (!rows.captures.length && !rows.refunds.length && !rows.duplicates.length) continue
     found.push({
       paymentId: payment.id,
       orderId: order.id,
@@ -153,6 +155,7 @@ export async function recordOnOrder(
     const orders = container.resolve<IOrderModuleService>(Modules.ORDER)
     const recorded: string[] = []
     const waiting: string[] = []
+    if (found.duplicates.length) await orders.deleteOrderTransactions(found.duplicates)
     // Transactions naming a row for another amount, by the row they name.
     const wrongOf = new Map<string, string[]>()
     const wrong = (await orders.listOrderTransactions({ id: found.misrecorded } as never, { select: ["id", "reference_id"] })) as unknown as OrderTransactionRow[]
@@ -212,19 +215,26 @@ export async function recordOnOrder(
       }
       recorded.push(`refund ${row.id} of ${shown(row)}${credit > 0 ? ` with a credit line of ${credit}` : ""}${again(row)}`)
     }
-    if (!recorded.length && !waiting.length) return []
+    if (!recorded.length && !waiting.length && !found.duplicates.length) return []
     const [payment] = await container
       .resolve<IPaymentModuleService>(Modules.PAYMENT)
       .listPayments({ id: found.paymentId }, { select: ["id", "metadata"] })
-    const done = recorded.length
-      ? `${recorded.join("; ")}: booked on the payment, and Medusa's workflow stopped before order ${found.orderId} counted it; recorded on the order now, nothing sent to the service`
-      : ""
+    const done = [
+      recorded.length
+        ? `${recorded.join("; ")}: booked on the payment, and Medusa's workflow stopped before order ${found.orderId} counted it; recorded on the order now, nothing sent to the service`
+        : "",
+      found.duplicates.length
+        ? `order ${found.orderId} counted money of the payment twice (two of Medusa's workflows recorded the same row at once): its transaction(s) ${found.duplicates.join(", ")} taken out, nothing sent to the service`
+        : "",
+    ]
+      .filter(Boolean)
+      .join("; ")
     // Said once per state: a refund still waiting is not noted again every sweep.
     const action = await notePayment(container, payment as never, "order", {
       status: waiting.length ? "order_not_recorded" : "order_recorded",
       final: !waiting.length,
       attention: waiting.length > 0,
-      transaction_id: [...found.captures, ...found.refunds].map((row) => row.id).join(","),
+      transaction_id: [...found.captures, ...found.refunds].map((row) => row.id).concat(found.duplicates).join(","),
       message: [done, waiting.length ? `${waiting.join("; ")}: the sweep records it on order ${found.orderId} then` : ""].filter(Boolean).join("; "),
       at: now.toISOString(),
     })

@@ -28,22 +28,36 @@ export type OrderTransactionRow = { id?: string; reference?: string | null; refe
  * (core-flows: `input.amount ?? row.amount`), so a refund of 7 made while a
  * refund of 5 had no transaction yet (two refunds at once, or one whose
  * workflow stopped) records the 5 as 7.
+ *
+ * A row named by more than one transaction for its amount is counted twice
+ * by its order: Medusa's step that records them (core-flows'
+ * addOrderTransactionStep) reads which rows are recorded, then writes the
+ * others, so two workflows of one payment at once both write the same row
+ * (seen: the owner pressed capture twice while the first capture was slow;
+ * the second workflow found the payment captured, both recorded its capture
+ * 12 ms apart, and the order counted 34.8 captured for 17.4). `duplicates`
+ * are such rows' transactions after the first (by id, as Medusa's ids sort
+ * by time), of rows older than `before`.
  */
 export function unrecordedRows(
   payment: { id: string; captures?: Row[] | null; refunds?: Row[] | null },
   transactions: OrderTransactionRow[],
   before: Date
-): { captures: Row[]; refunds: Row[]; misrecorded: string[] } {
+): { captures: Row[]; refunds: Row[]; misrecorded: string[]; duplicates: string[] } {
   const amountOf = (value: { amount?: AmountInput; raw_amount?: AmountInput }) => toDecimal((value.raw_amount ?? value.amount ?? 0) as AmountInput)
   const rowAmounts = new Map(
     [...(payment.captures ?? []), ...(payment.refunds ?? [])].map((row) => [row.id, amountOf(row)])
   )
   const misrecordedRows = new Set<string>()
   const misrecorded: string[] = []
+  const rightOf = new Map<string, string[]>()
   for (const t of transactions) {
     const expected = t.reference_id ? rowAmounts.get(t.reference_id) : undefined
     if (!expected || (t.reference !== "capture" && t.reference !== "refund")) continue
-    if (amountOf(t).abs().eq(expected)) continue
+    if (amountOf(t).abs().eq(expected)) {
+      if (t.id) rightOf.set(t.reference_id!, [...(rightOf.get(t.reference_id!) ?? []), t.id])
+      continue
+    }
     misrecordedRows.add(t.reference_id!)
     if (t.id) misrecorded.push(t.id)
   }
@@ -67,10 +81,15 @@ export function unrecordedRows(
     refunds.push(row)
   }
   const old = (row: Row) => time(row.created_at) < before.getTime()
+  const oldRows = new Set([...(payment.captures ?? []), ...(payment.refunds ?? [])].filter(old).map((row) => row.id))
+  const duplicates = [...rightOf]
+    .filter(([rowId]) => oldRows.has(rowId) && !misrecordedRows.has(rowId))
+    .flatMap(([, ids]) => [...ids].sort().slice(1))
   return {
     captures: oldestFirst(payment.captures).filter((row) => !capturesNamed.has(row.id) && old(row)),
     refunds: refunds.filter(old),
     misrecorded,
+    duplicates,
   }
 }
 

@@ -24,7 +24,7 @@ describe("the rows of a payment its order does not count", () => {
       { id: "t2", reference: "refund", reference_id: "ref_1", amount: -5 },
       { id: "t3", reference: "refund", reference_id: "ref_2", amount: -7 },
     ]
-    expect(unrecordedRows(payment, transactions, before)).toEqual({ captures: [], refunds: [], misrecorded: [] })
+    expect(unrecordedRows(payment, transactions, before)).toEqual({ captures: [], refunds: [], misrecorded: [], duplicates: [] })
   })
 
   it("finds a capture and a refund with none", () => {
@@ -53,6 +53,21 @@ describe("the rows of a payment its order does not count", () => {
     const found = unrecordedRows(payment, transactions, before)
     expect(found.misrecorded).toEqual(["t2"])
     expect(found.refunds.map((r) => r.id)).toEqual(["ref_1"])
+  })
+
+  it("finds a row counted twice (two workflows recorded it at once), keeping its first transaction", () => {
+    const transactions = [
+      { id: "ordtrx_02", reference: "capture", reference_id: "capt_1", amount: 30 },
+      { id: "ordtrx_01", reference: "capture", reference_id: "capt_1", amount: 30 },
+      { id: "ordtrx_03", reference: "refund", reference_id: "ref_1", amount: -5 },
+      { id: "ordtrx_04", reference: "refund", reference_id: "ref_2", amount: -7 },
+      { id: "ordtrx_05", reference: "refund", reference_id: "ref_2", amount: -7 },
+    ]
+    const found = unrecordedRows(payment, transactions, before)
+    expect(found.duplicates).toEqual(["ordtrx_02", "ordtrx_05"])
+    expect(found).toMatchObject({ captures: [], refunds: [], misrecorded: [] })
+    // Not while the rows are young: the workflows may still be on their way.
+    expect(unrecordedRows(payment, transactions, at(1)).duplicates).toEqual([])
   })
 
   it("leaves out rows younger than the grace: their workflow may still be on its way", () => {
