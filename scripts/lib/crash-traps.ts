@@ -166,7 +166,7 @@ export class DbTraps {
     const { rows } = await this.db.query(
       `SELECT pid, client_port FROM pg_stat_activity WHERE datname = current_database() AND pid <> pg_backend_pid() AND client_port IS NOT NULL`
     )
-    const ports = new Set(processIds.flatMap((pid) => [...portsOfProcess(pid)]))
+    const ports = new Set(processIds.flatMap((pid) => [...portsOfProcess(pid, this.db.port)]))
     let cut = 0
     for (const row of rows as { pid: number; client_port: number }[]) {
       if (ports.has(row.client_port)) {
@@ -192,8 +192,16 @@ export class DbTraps {
  * from /proc/<pid>/fd, their ports from /proc/net/tcp{,6}. One process's
  * descriptors, not every process's: an instance is found in milliseconds,
  * so a held answer is not kept waiting while the harness looks.
+ *
+ * `towards`: only its sockets connected to that remote port (the database's,
+ * Redis's). A local port names a connection only with its other end: Linux
+ * gives two connections to different servers the same local port, so an
+ * instance's socket to Redis could share its port with the harness's own to
+ * the database, and cutting "the instance's database connections" by port
+ * alone cut the harness's (seen once in a pass: a lane's every later run
+ * failed with "Client has encountered a connection error").
  */
-export function portsOfProcess(pid: number): Set<number> {
+export function portsOfProcess(pid: number, towards?: number): Set<number> {
   const inodes = new Set<string>()
   let fds: string[] = []
   try {
@@ -221,6 +229,7 @@ export function portsOfProcess(pid: number): Set<number> {
     for (const line of text.split("\n").slice(1)) {
       const fields = line.trim().split(/\s+/)
       if (fields.length < 10 || !inodes.has(fields[9])) continue
+      if (towards !== undefined && parseInt(fields[2].split(":")[1], 16) !== towards) continue
       ports.add(parseInt(fields[1].split(":")[1], 16))
     }
   }
@@ -248,7 +257,7 @@ export async function dropRedisConnections(redisUrl: string, processId: number):
   try {
     await redis.connect()
     const list = (await redis.call("CLIENT", "LIST")) as string
-    const ports = portsOfProcess(processId)
+    const ports = portsOfProcess(processId, Number(new URL(redisUrl).port || 6379))
     let cut = 0
     for (const line of list.split("\n").filter(Boolean)) {
       const fields = Object.fromEntries(line.split(" ").map((pair) => pair.split("=", 2) as [string, string]))

@@ -123,4 +123,28 @@ describe("portsOfProcess (which instance holds a connection)", () => {
       await new Promise((resolve) => server.close(resolve))
     }
   })
+
+  it("with `towards`, takes only the connections to that server's port: a local port another server's connection shares is not the database's", async () => {
+    const listen = async () => {
+      const server = net.createServer((socket) => socket.on("error", () => undefined))
+      await new Promise<void>((resolve) => server.listen(0, "127.0.0.1", resolve))
+      return { server, port: (server.address() as net.AddressInfo).port }
+    }
+    const db = await listen()
+    const redis = await listen()
+    const toDb = net.connect(db.port, "127.0.0.1")
+    await new Promise((resolve) => toDb.once("connect", resolve))
+    // (Linux may give this one the same local port as the first; Node cannot ask for that.)
+    const toRedis = net.connect(redis.port, "127.0.0.1")
+    await new Promise((resolve) => toRedis.once("connect", resolve))
+    try {
+      expect(portsOfProcess(process.pid, redis.port)).toEqual(new Set([toRedis.localPort]))
+      expect(portsOfProcess(process.pid, db.port)).toEqual(new Set([toDb.localPort]))
+      expect(portsOfProcess(process.pid, 1)).toEqual(new Set())
+    } finally {
+      toDb.destroy()
+      toRedis.destroy()
+      await Promise.all([db, redis].map(({ server }) => new Promise((resolve) => server.close(resolve))))
+    }
+  })
 })
