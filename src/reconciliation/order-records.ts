@@ -107,6 +107,12 @@ async function unrecordedOf(
   return found
 }
 
+/** Made two minutes to seven days before `now`, as a filter of Medusa's modules. */
+const recordWindow = (now: Date) => ({
+  $gte: new Date(now.getTime() - ORDER_RECORD_LOOKBACK_MS).toISOString(),
+  $lt: new Date(now.getTime() - UNLOGGED_AFTER_MS).toISOString(),
+})
+
 /**
  * Card-service payments of orders with a capture or refund row the order
  * does not count: those of rows made ORDER_RECORD_LOOKBACK_MS ago at most.
@@ -117,10 +123,7 @@ export async function listUnrecordedOnOrders(
   now: Date
 ): Promise<UnrecordedOnOrder[]> {
   const paymentModule = container.resolve<IPaymentModuleService>(Modules.PAYMENT)
-  const window = {
-    $gte: new Date(now.getTime() - ORDER_RECORD_LOOKBACK_MS).toISOString(),
-    $lt: new Date(now.getTime() - UNLOGGED_AFTER_MS).toISOString(),
-  }
+  const window = recordWindow(now)
   // The payment module filters any column; its filter types name fewer.
   const [captures, refunds] = (await Promise.all([
     paymentModule.listCaptures({ created_at: window } as Record<string, unknown>, { select: ["payment_id"], take: null } as never),
@@ -274,10 +277,7 @@ export async function listDeadCreditLines(container: MedusaContainer, providerId
     {
       change_type: "credit_line",
       status: ["pending", "requested"],
-      created_at: {
-        $gte: new Date(now.getTime() - ORDER_RECORD_LOOKBACK_MS).toISOString(),
-        $lt: new Date(now.getTime() - UNLOGGED_AFTER_MS).toISOString(),
-      },
+      created_at: recordWindow(now),
     } as never,
     { select: ["id", "order_id"], take: null } as never
   )) as unknown as Array<{ id: string; order_id: string }>
