@@ -581,8 +581,9 @@ function armPoint(ctx: OperationContext, traps: DbTraps, point: Point): { sprung
 /** Drops the instance's database connections ("db-drop") or its Redis connections ("redis-drop"); it goes on. */
 async function cutConnections(cluster: Cluster, traps: DbTraps, instance: number, how: Exclude<Cut, "kill">) {
   const pid = cluster.instances[instance].child.pid!
-  if (how === "db-drop") await traps.terminateInstance([pid])
-  else if ((await dropRedisConnections(cluster.redis.url, pid)) === 0) log(`no Redis connection of ${cluster.instances[instance].name} to drop`)
+  if (how === "db-drop") {
+    if ((await traps.terminateInstance([pid])) === 0) log(`no database connection of ${cluster.instances[instance].name} to drop`)
+  } else if ((await dropRedisConnections(cluster.redis.url, pid)) === 0) log(`no Redis connection of ${cluster.instances[instance].name} to drop`)
 }
 
 /** The plugin's and Medusa's locks, by the key's shape, as the table names them. */

@@ -572,6 +572,16 @@ medusaIntegrationTestRunner({
       const recordedFor = (swept: { actions: any[] }, paymentId: string) =>
         sweptFor(swept, paymentId).filter((a) => a.status.startsWith("order_"))
 
+      /** The repaired order counts its payments as the owner's own control order does, the service agrees, and the next sweep does nothing. */
+      const expectRepairedAsOwners = async (orderId: string, controlOrderId: string, paymentId: string) => {
+        const repaired = await expectOrderCountsItsPayments(getContainer(), orderId)
+        const owners = await expectOrderCountsItsPayments(getContainer(), controlOrderId)
+        expect(repaired.creditLines).toEqual(owners.creditLines)
+        expect(repaired.summary).toEqual(owners.summary)
+        await expectServiceHoldsWhatMedusaBooks(orderId)
+        expect(recordedFor(await sweepLater(), paymentId)).toEqual([])
+      }
+
       it("records a capture on its order, once, as Medusa's capture would have", async () => {
         const { orderId, payment } = await checkoutToOrder(api, getContainer())
         await paymentModule().capturePayment({ payment_id: payment.id })
@@ -668,12 +678,7 @@ medusaIntegrationTestRunner({
 
         expect(recordedFor(swept, payment.id)).toEqual([expect.objectContaining({ status: "order_recorded" })])
         expect(recordedFor(swept, payment.id)[0].message).toContain("(the order had it for another amount)")
-        const repaired = await expectOrderCountsItsPayments(getContainer(), orderId)
-        const owners = await expectOrderCountsItsPayments(getContainer(), control.orderId)
-        expect(repaired.creditLines).toEqual(owners.creditLines)
-        expect(repaired.summary).toEqual(owners.summary)
-        await expectServiceHoldsWhatMedusaBooks(orderId)
-        expect(recordedFor(await sweepLater(), payment.id)).toEqual([])
+        await expectRepairedAsOwners(orderId, control.orderId, payment.id)
       })
 
       it("takes out the second transaction two of Medusa's workflows wrote for one capture and one refund at once: the order ends as the owner's own leave one", async () => {
@@ -702,12 +707,7 @@ medusaIntegrationTestRunner({
 
         expect(recordedFor(swept, payment.id)).toEqual([expect.objectContaining({ status: "order_recorded" })])
         expect(recordedFor(swept, payment.id)[0].message).toMatch(/counted money of the payment twice .*: its transaction\(s\) ordtrx_\w+, ordtrx_\w+ taken out, nothing sent to the service/)
-        const repaired = await expectOrderCountsItsPayments(getContainer(), orderId)
-        const owners = await expectOrderCountsItsPayments(getContainer(), control.orderId)
-        expect(repaired.creditLines).toEqual(owners.creditLines)
-        expect(repaired.summary).toEqual(owners.summary)
-        await expectServiceHoldsWhatMedusaBooks(orderId)
-        expect(recordedFor(await sweepLater(), payment.id)).toEqual([])
+        await expectRepairedAsOwners(orderId, control.orderId, payment.id)
       })
 
       /** What a refund's workflow killed inside its credit line leaves: the refund booked and recorded, the credit-line change open. */
