@@ -45,9 +45,8 @@ export function unrecordedRows(
   before: Date
 ): { captures: Row[]; refunds: Row[]; misrecorded: string[]; duplicates: string[] } {
   const amountOf = (value: { amount?: AmountInput; raw_amount?: AmountInput }) => toDecimal((value.raw_amount ?? value.amount ?? 0) as AmountInput)
-  const rowAmounts = new Map(
-    [...(payment.captures ?? []), ...(payment.refunds ?? [])].map((row) => [row.id, amountOf(row)])
-  )
+  const rows = [...(payment.captures ?? []), ...(payment.refunds ?? [])]
+  const rowAmounts = new Map(rows.map((row) => [row.id, amountOf(row)]))
   const misrecordedRows = new Set<string>()
   const misrecorded: string[] = []
   const rightOf = new Map<string, string[]>()
@@ -81,7 +80,7 @@ export function unrecordedRows(
     refunds.push(row)
   }
   const old = (row: Row) => time(row.created_at) < before.getTime()
-  const oldRows = new Set([...(payment.captures ?? []), ...(payment.refunds ?? [])].filter(old).map((row) => row.id))
+  const oldRows = new Set(rows.filter(old).map((row) => row.id))
   const duplicates = [...rightOf]
     .filter(([rowId]) => oldRows.has(rowId) && !misrecordedRows.has(rowId))
     .flatMap(([, ids]) => [...ids].sort().slice(1))
