@@ -13,6 +13,7 @@ import {
   buyWithCard,
   concludeReview,
   eventually,
+  openOrder,
   payOnHostedPage,
   sandboxFault,
   SHOTS,
@@ -39,11 +40,13 @@ describe("admin screens of the card service", () => {
   let browser: Browser | undefined
   let ready: Ready
   let stopDemo: (() => Promise<void>) | undefined
+  let demoOutput: () => string = () => ""
 
   beforeAll(async () => {
     const demo = await startDemo()
     ready = demo.ready
     stopDemo = demo.stop
+    demoOutput = demo.output
     browser = await launchChromium()
   })
 
@@ -173,9 +176,7 @@ describe("admin screens of the card service", () => {
     })
 
     // The order, with the widget
-    await page.goto(`${ready.admin}/orders/${orderId}`)
-    const widget = page.getByTestId("card-service-order-widget")
-    await widget.waitFor({ timeout: 60_000 })
+    const widget = await openOrder(page, ready, orderId, "card-service-order-widget", demoOutput)
     const rows = widget.getByTestId("card-service-transaction")
     await rows.nth(2).waitFor({ timeout: 30_000 })
     await widget.getByText("VISA •••• 1008").waitFor()
@@ -297,9 +298,7 @@ describe("admin screens of the card service", () => {
     })
 
     // The order widget shows the same for its payment.
-    await page.goto(`${ready.admin}/orders/${orderId}`)
-    const sweep = page.getByTestId("card-service-sweep")
-    await sweep.waitFor({ timeout: 60_000 })
+    const sweep = await openOrder(page, ready, orderId, "card-service-sweep", demoOutput)
     await sweep.getByText("refund unknown").waitFor()
     await sweep.getByText("capture confirmed").waitFor()
 
@@ -339,9 +338,7 @@ describe("admin screens of the card service", () => {
 
     const page = await browser!.newPage({ viewport: { width: 1440, height: 1000 } })
     await logIn(page, ready)
-    await page.goto(`${ready.admin}/orders/${orderId}`)
-    const panel = page.getByTestId("card-service-outstanding")
-    await panel.waitFor({ timeout: 60_000 })
+    const panel = await openOrder(page, ready, orderId, "card-service-outstanding", demoOutput)
     expect(await panel.textContent()).toContain(`the customer now owes ${owedText} more`)
     await panel.getByRole("button", { name: "Create payment link" }).click()
     const link = panel.getByTestId("card-service-outstanding-link")

@@ -14,7 +14,7 @@ export const SHOTS = path.join(ROOT, "test-results")
  * every child. A first demo run (migrations, seeding, admin build) takes a
  * few minutes.
  */
-export async function startDemo(): Promise<{ ready: Ready; stop: () => Promise<void> }> {
+export async function startDemo(): Promise<{ ready: Ready; stop: () => Promise<void>; output: () => string }> {
   const dataDir = fs.mkdtempSync(path.join(os.tmpdir(), "card-service-admin-"))
   // As root the demo's PostgreSQL runs as another user, who must pass through.
   fs.chmodSync(dataDir, 0o711)
@@ -45,10 +45,68 @@ export async function startDemo(): Promise<{ ready: Ready; stop: () => Promise<v
     fs.rmSync(dataDir, { recursive: true, force: true })
   }
   try {
-    return { ready: await readyLine(demo, () => output, 8 * 60_000), stop }
+    return { ready: await readyLine(demo, () => output, 8 * 60_000), stop, output: () => output }
   } catch (error) {
     await stop()
     throw error
+  }
+}
+
+/**
+ * Opens an order in the admin and waits for `testId` on it. When it does not
+ * come, the error says what the page showed instead: its text, the requests
+ * that failed, the browser's errors, the store's last log lines, and a
+ * screenshot (test-results/). A page that never renders the widget must be
+ * explainable from CI's output alone.
+ */
+export async function openOrder(
+  page: Page,
+  ready: Ready,
+  orderId: string,
+  testId: string,
+  demoOutput: () => string,
+  timeout = 60_000
+) {
+  const failed: string[] = []
+  const errors: string[] = []
+  const onResponse = (response: import("playwright-core").Response) => {
+    if (response.status() >= 400) failed.push(`${response.status()} ${response.request().method()} ${response.url()}`)
+  }
+  const onFailed = (request: import("playwright-core").Request) =>
+    failed.push(`failed ${request.method()} ${request.url()}: ${request.failure()?.errorText}`)
+  const onConsole = (message: import("playwright-core").ConsoleMessage) => {
+    if (message.type() === "error") errors.push(message.text())
+  }
+  const onPageError = (error: Error) => errors.push(`page error: ${error.message}`)
+  page.on("response", onResponse)
+  page.on("requestfailed", onFailed)
+  page.on("console", onConsole)
+  page.on("pageerror", onPageError)
+  const started = Date.now()
+  try {
+    await page.goto(`${ready.admin}/orders/${orderId}`)
+    const target = page.getByTestId(testId)
+    await target.waitFor({ timeout }).catch(async (error) => {
+      const shot = path.join(SHOTS, `order-page-without-${testId}.png`)
+      await page.screenshot({ path: shot, fullPage: true }).catch(() => undefined)
+      const text = await page.locator("body").innerText().catch(() => "(no body)")
+      throw new Error(
+        [
+          `${error.message}`,
+          `order page ${page.url()} after ${Date.now() - started} ms, screenshot ${shot}`,
+          `page text: ${text.replace(/\s+/g, " ").slice(0, 1500)}`,
+          `requests that failed: ${failed.join("; ") || "none"}`,
+          `browser errors: ${errors.join("; ").slice(0, 1500) || "none"}`,
+          `the store's last output:\n${demoOutput().split("\n").slice(-40).join("\n")}`,
+        ].join("\n")
+      )
+    })
+    return target
+  } finally {
+    page.off("response", onResponse)
+    page.off("requestfailed", onFailed)
+    page.off("console", onConsole)
+    page.off("pageerror", onPageError)
   }
 }
 
