@@ -1,5 +1,6 @@
 import net from "node:net"
 import { portsOfProcess } from "../../../scripts/lib/crash-traps"
+import { checkoutEvidence } from "../../../scripts/lib/crash-operations"
 import { pointsOf, requestPattern, samplePoints, serviceEndpoint, writeMeaning, type Discovery } from "../../../scripts/lib/crash-points"
 import type { RecordedWrite } from "../../../scripts/lib/crash-traps"
 
@@ -146,5 +147,45 @@ describe("portsOfProcess (which instance holds a connection)", () => {
       toRedis.destroy()
       await Promise.all([db, redis].map(({ server }) => new Promise((resolve) => server.close(resolve))))
     }
+  })
+})
+
+describe("checkoutEvidence (why a checkout before a trap made no order)", () => {
+  const subject = { cartId: "cart_1", sessionId: "payses_1", transactionId: "T1", answers: [] }
+  const sandbox = {
+    transactions: () => [
+      { transactionId: "T1", originalTransactionId: undefined, step: "AUTHORIZATION", reasonCode: "100" },
+      { transactionId: "T2", originalTransactionId: "T9", step: "CAPTURE", reasonCode: "100" },
+    ],
+  }
+  const instances = [
+    { name: "a", up: true },
+    { name: "b", up: false },
+  ]
+
+  it("names the return route's answer, the cart, its sessions, the service's record of the approval and the instances", async () => {
+    const cluster = {
+      sandbox,
+      instances,
+      query: async () => [{ completed_at: null, collection: "not_paid", sessions: "authorized authorized", payments: "0" }],
+    }
+    const text = await checkoutEvidence(cluster as never, subject, 500)
+    expect(text).toBe(
+      "the return route answered 500; cart completed no, collection not_paid, sessions [authorized authorized], payments 0; " +
+        "the service holds AUTHORIZATION 100 for T1; instances a up, b down"
+    )
+  })
+
+  it("still says what it can when the store's database cannot be read", async () => {
+    const cluster = {
+      sandbox,
+      instances,
+      query: async () => {
+        throw new Error("Connection terminated")
+      },
+    }
+    const text = await checkoutEvidence(cluster as never, subject, 0)
+    expect(text).toContain("the return route answered nothing; the store's database could not be read: Connection terminated")
+    expect(text).toContain("the service holds AUTHORIZATION 100 for T1")
   })
 })
