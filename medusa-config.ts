@@ -87,6 +87,10 @@ export default defineConfig({
   admin: {
     disable: env("MEDUSA_ADMIN_DISABLE") === "true",
     backendUrl,
+    // `npm run demo` keeps Vite's dependency cache in its data folder: two
+    // demos of one checkout (the browser tests run them side by side) would
+    // otherwise rewrite node_modules/.vite under each other's admin.
+    vite: () => (env("ADMIN_VITE_CACHE_DIR") ? { cacheDir: env("ADMIN_VITE_CACHE_DIR") } : {}),
   },
   modules: [
     {

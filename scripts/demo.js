@@ -326,6 +326,8 @@ function medusaEnv(config, urls, sandbox) {
     ...process.env,
     NODE_ENV: "development",
     MEDUSA_DISABLE_TELEMETRY: "true",
+    // The admin's Vite cache, this demo's own (medusa-config.ts).
+    ADMIN_VITE_CACHE_DIR: path.join(config.dataDir, "admin-vite"),
     DATABASE_URL: running.db.databaseUrl(DATABASE),
     MEDUSA_BACKEND_URL: urls.backend,
     STOREFRONT_URL: urls.storefront,

@@ -13,7 +13,8 @@ import {
   buyWithCard,
   concludeReview,
   eventually,
-  openOrder,
+  watchPages,
+  type Demo,
   payOnHostedPage,
   sandboxFault,
   SHOTS,
@@ -39,20 +40,28 @@ jest.setTimeout(12 * 60_000)
 describe("admin screens of the card service", () => {
   let browser: Browser | undefined
   let ready: Ready
-  let stopDemo: (() => Promise<void>) | undefined
-  let demoOutput: () => string = () => ""
+  let demo: Demo | undefined
+  let explain: ReturnType<typeof watchPages> | undefined
+  /** A test whose failure says what the browser and the store showed (watchPages). */
+  const it = (name: string, test: () => Promise<void>) =>
+    global.it(name, async () => {
+      try {
+        await test()
+      } catch (error) {
+        throw explain ? await explain(error, demo) : error
+      }
+    })
 
   beforeAll(async () => {
-    const demo = await startDemo()
+    demo = await startDemo()
     ready = demo.ready
-    stopDemo = demo.stop
-    demoOutput = demo.output
     browser = await launchChromium()
+    explain = watchPages(browser)
   })
 
   afterAll(async () => {
     await browser?.close()
-    await stopDemo?.()
+    await demo?.stop()
   })
 
   /** A logged-in page on Settings > Card service, with its form loaded. */
@@ -176,7 +185,9 @@ describe("admin screens of the card service", () => {
     })
 
     // The order, with the widget
-    const widget = await openOrder(page, ready, orderId, "card-service-order-widget", demoOutput)
+    await page.goto(`${ready.admin}/orders/${orderId}`)
+    const widget = page.getByTestId("card-service-order-widget")
+    await widget.waitFor({ timeout: 60_000 })
     const rows = widget.getByTestId("card-service-transaction")
     await rows.nth(2).waitFor({ timeout: 30_000 })
     await widget.getByText("VISA •••• 1008").waitFor()
@@ -298,7 +309,9 @@ describe("admin screens of the card service", () => {
     })
 
     // The order widget shows the same for its payment.
-    const sweep = await openOrder(page, ready, orderId, "card-service-sweep", demoOutput)
+    await page.goto(`${ready.admin}/orders/${orderId}`)
+    const sweep = page.getByTestId("card-service-sweep")
+    await sweep.waitFor({ timeout: 60_000 })
     await sweep.getByText("refund unknown").waitFor()
     await sweep.getByText("capture confirmed").waitFor()
 
@@ -338,7 +351,9 @@ describe("admin screens of the card service", () => {
 
     const page = await browser!.newPage({ viewport: { width: 1440, height: 1000 } })
     await logIn(page, ready)
-    const panel = await openOrder(page, ready, orderId, "card-service-outstanding", demoOutput)
+    await page.goto(`${ready.admin}/orders/${orderId}`)
+    const panel = page.getByTestId("card-service-outstanding")
+    await panel.waitFor({ timeout: 60_000 })
     expect(await panel.textContent()).toContain(`the customer now owes ${owedText} more`)
     await panel.getByRole("button", { name: "Create payment link" }).click()
     const link = panel.getByTestId("card-service-outstanding-link")

@@ -2,7 +2,7 @@ import { ChildProcess, spawn } from "node:child_process"
 import fs from "node:fs"
 import os from "node:os"
 import path from "node:path"
-import type { Page } from "playwright-core"
+import type { Browser, Page } from "playwright-core"
 import { exited, freePorts, readyLine, Ready, signalGroup } from "./demo-process"
 
 const ROOT = path.resolve(__dirname, "..", "..")
@@ -14,7 +14,14 @@ export const SHOTS = path.join(ROOT, "test-results")
  * every child. A first demo run (migrations, seeding, admin build) takes a
  * few minutes.
  */
-export async function startDemo(): Promise<{ ready: Ready; stop: () => Promise<void>; output: () => string }> {
+export type Demo = {
+  ready: Ready
+  stop: () => Promise<void>
+  /** The last lines the demo printed and its Medusa wrote (its log goes with its data folder at stop). */
+  tail: (lines?: number) => string
+}
+
+export async function startDemo(): Promise<Demo> {
   const dataDir = fs.mkdtempSync(path.join(os.tmpdir(), "card-service-admin-"))
   // As root the demo's PostgreSQL runs as another user, who must pass through.
   fs.chmodSync(dataDir, 0o711)
@@ -45,7 +52,17 @@ export async function startDemo(): Promise<{ ready: Ready; stop: () => Promise<v
     fs.rmSync(dataDir, { recursive: true, force: true })
   }
   try {
-    return { ready: await readyLine(demo, () => output, 8 * 60_000), stop, output: () => output }
+    const tail = (lines = 60) => {
+      let medusa = ""
+      try {
+        medusa = fs.readFileSync(path.join(dataDir, "logs", "medusa.log"), "utf8")
+      } catch {
+        medusa = "(no Medusa log)"
+      }
+      const last = (text: string) => text.split("\n").slice(-lines).join("\n")
+      return `npm run demo printed:\n${last(output)}\nits Medusa logged:\n${last(medusa)}`
+    }
+    return { ready: await readyLine(demo, () => output, 8 * 60_000), stop, tail }
   } catch (error) {
     await stop()
     throw error
@@ -53,60 +70,57 @@ export async function startDemo(): Promise<{ ready: Ready; stop: () => Promise<v
 }
 
 /**
- * Opens an order in the admin and waits for `testId` on it. When it does not
- * come, the error says what the page showed instead: its text, the requests
- * that failed, the browser's errors, the store's last log lines, and a
- * screenshot (test-results/). A page that never renders the widget must be
- * explainable from CI's output alone.
+ * Makes a failed browser test explain itself from CI's output alone: every
+ * page the browser opens is watched for failed requests and the browser's
+ * errors, and `explain` adds to a test's error what each open page showed
+ * (its address and text, a screenshot in test-results/), what failed on it,
+ * and the demo's last output and Medusa log lines. (Seen: CI's runs failed
+ * every admin screen with "waiting for ... to be visible" and nothing else.)
  */
-export async function openOrder(
-  page: Page,
-  ready: Ready,
-  orderId: string,
-  testId: string,
-  demoOutput: () => string,
-  timeout = 60_000
-) {
-  const failed: string[] = []
-  const errors: string[] = []
-  const onResponse = (response: import("playwright-core").Response) => {
-    if (response.status() >= 400) failed.push(`${response.status()} ${response.request().method()} ${response.url()}`)
-  }
-  const onFailed = (request: import("playwright-core").Request) =>
-    failed.push(`failed ${request.method()} ${request.url()}: ${request.failure()?.errorText}`)
-  const onConsole = (message: import("playwright-core").ConsoleMessage) => {
-    if (message.type() === "error") errors.push(message.text())
-  }
-  const onPageError = (error: Error) => errors.push(`page error: ${error.message}`)
-  page.on("response", onResponse)
-  page.on("requestfailed", onFailed)
-  page.on("console", onConsole)
-  page.on("pageerror", onPageError)
-  const started = Date.now()
-  try {
-    await page.goto(`${ready.admin}/orders/${orderId}`)
-    const target = page.getByTestId(testId)
-    await target.waitFor({ timeout }).catch(async (error) => {
-      const shot = path.join(SHOTS, `order-page-without-${testId}.png`)
-      await page.screenshot({ path: shot, fullPage: true }).catch(() => undefined)
-      const text = await page.locator("body").innerText().catch(() => "(no body)")
-      throw new Error(
-        [
-          `${error.message}`,
-          `order page ${page.url()} after ${Date.now() - started} ms, screenshot ${shot}`,
-          `page text: ${text.replace(/\s+/g, " ").slice(0, 1500)}`,
-          `requests that failed: ${failed.join("; ") || "none"}`,
-          `browser errors: ${errors.join("; ").slice(0, 1500) || "none"}`,
-          `the store's last output:\n${demoOutput().split("\n").slice(-40).join("\n")}`,
-        ].join("\n")
-      )
+export function watchPages(browser: Browser) {
+  const seen = new WeakMap<Page, string[]>()
+  const watch = (page: Page) => {
+    const notes: string[] = []
+    seen.set(page, notes)
+    const at = () => new Date().toISOString().slice(11, 23)
+    page.on("response", (response) => {
+      if (response.status() >= 400) notes.push(`${at()} ${response.status()} ${response.request().method()} ${response.url()}`)
     })
-    return target
-  } finally {
-    page.off("response", onResponse)
-    page.off("requestfailed", onFailed)
-    page.off("console", onConsole)
-    page.off("pageerror", onPageError)
+    page.on("requestfailed", (request) => notes.push(`${at()} failed ${request.method()} ${request.url()}: ${request.failure()?.errorText}`))
+    page.on("console", (message) => {
+      if (message.type() === "error" || message.type() === "warning") notes.push(`${at()} console ${message.type()}: ${message.text()}`)
+    })
+    page.on("pageerror", (error) => notes.push(`${at()} page error: ${error.message}`))
+  }
+  const newContext = browser.newContext.bind(browser)
+  browser.newContext = async (...args) => {
+    const context = await newContext(...args)
+    context.on("page", watch)
+    return context
+  }
+  const newPage = browser.newPage.bind(browser)
+  browser.newPage = async (...args) => {
+    const page = await newPage(...args)
+    if (!seen.has(page)) watch(page)
+    return page
+  }
+  let shots = 0
+  return async function explain(error: unknown, demo: Pick<Demo, "tail"> | undefined): Promise<Error> {
+    const parts = [error instanceof Error ? error.message : String(error)]
+    for (const page of browser.contexts().flatMap((context) => context.pages())) {
+      if (page.isClosed()) continue
+      const shot = path.join(SHOTS, `failed-${process.pid}-${++shots}.png`)
+      await page.screenshot({ path: shot, fullPage: true, timeout: 10_000 }).catch(() => undefined)
+      const text = await page.locator("body").innerText({ timeout: 5_000 }).catch(() => "(no body)")
+      parts.push(
+        `page ${page.url()} (screenshot ${shot}) shows: ${text.replace(/\s+/g, " ").slice(0, 800)}`,
+        `on it: ${(seen.get(page) ?? []).slice(-30).join("\n  ") || "no failed request, no browser error"}`
+      )
+    }
+    if (demo) parts.push(demo.tail())
+    const explained = new Error(parts.join("\n"))
+    if (error instanceof Error) explained.stack = `${explained.message}\n${error.stack?.split("\n").slice(1).join("\n") ?? ""}`
+    return explained
   }
 }
 
