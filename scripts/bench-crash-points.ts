@@ -241,6 +241,8 @@ type RunResult = {
   locks: string[]
   answers: string[]
   subject: Partial<Subject>
+  /** The checkout before the trap made no order by itself and the sweep finished it: what the store held (crash-operations.ts, checkedOut). */
+  checkoutStall?: string
   /** Where the run's time went, ms: waiting for two instances up, prepare, act until the point, crash to judged, the tail (the world's and the act's ends). */
   phases?: { instances: number; prepare: number; reach: number; judge: number; tail: number }
 }
@@ -642,6 +644,10 @@ async function runPoint(
   if (point.operation === "reverse") canceledOnPurpose.add(subject.cartId)
   const prepared = Date.now()
   const result: RunResult = { point: point.id, run, timing, outcome: "not reached", detail: "", locks: [], answers: subject.answers, subject }
+  if (subject.checkoutStall) {
+    result.checkoutStall = subject.checkoutStall
+    log(`${point.id} run ${run}: the checkout before the trap stalled: ${subject.checkoutStall}`)
+  }
   const trap = armPoint(ctx, traps, point)
   const acting = operation.act(ctx, subject).catch((error: Error) => {
     subject.answers.push(`act failed: ${error.message.slice(0, 120)}`)
@@ -799,6 +805,9 @@ function report(options: Options, sittingPoints: Point[], sittingResults: RunRes
   for (const r of results.filter((r) => r.outcome === "attention" || r.outcome === "breach")) {
     lines.push(`  ${r.outcome.toUpperCase()} ${r.point} run ${r.run} (${JSON.stringify(r.timing)}): ${r.detail} [${r.answers.join(", ")}] locks held: ${r.locks.join(", ") || "none"}`)
   }
+  const stalls = results.filter((r) => r.checkoutStall)
+  if (stalls.length) lines.push("", `checkouts before the trap that only the sweep finished: ${stalls.length}`)
+  for (const r of stalls) lines.push(`  STALL ${r.point} run ${r.run}: ${r.checkoutStall}`)
   process.stdout.write(lines.join("\n") + "\n")
   const file = path.join(process.cwd(), ".crash-runs", `crash-points-${new Date(startedAt).toISOString().replace(/[:.]/g, "-")}.json`)
   fs.mkdirSync(path.dirname(file), { recursive: true })

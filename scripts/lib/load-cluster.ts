@@ -40,6 +40,8 @@ export type Instance = {
   }
   logFile: string
   up: boolean
+  /** When it last came up (ms since the epoch). */
+  startedAt?: number
 }
 
 export type ProxyCounters = {
@@ -339,6 +341,7 @@ export async function startCluster({
         )
       }
       instance.up = true
+      instance.startedAt = Date.now()
     }
     cleanups.push(async () => {
       await Promise.all(

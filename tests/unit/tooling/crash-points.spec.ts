@@ -1,6 +1,6 @@
 import net from "node:net"
 import { portsOfProcess } from "../../../scripts/lib/crash-traps"
-import { checkoutEvidence } from "../../../scripts/lib/crash-operations"
+import { checkoutEvidence, orderedOrSwept } from "../../../scripts/lib/crash-operations"
 import { pointsOf, requestPattern, samplePoints, serviceEndpoint, writeMeaning, type Discovery } from "../../../scripts/lib/crash-points"
 import type { RecordedWrite } from "../../../scripts/lib/crash-traps"
 
@@ -154,25 +154,40 @@ describe("checkoutEvidence (why a checkout before a trap made no order)", () => 
   const subject = { cartId: "cart_1", sessionId: "payses_1", transactionId: "T1", answers: [] }
   const sandbox = {
     transactions: () => [
-      { transactionId: "T1", originalTransactionId: undefined, step: "AUTHORIZATION", reasonCode: "100" },
+      { transactionId: "T1", originalTransactionId: undefined, step: "AUTHORIZATION", reasonCode: "480" },
       { transactionId: "T2", originalTransactionId: "T9", step: "CAPTURE", reasonCode: "100" },
+    ],
+    callbacks: () => [
+      { transactionId: "T1", copy: 1, attempt: 1, at: 1_000, ok: false, dropped: false, error: "timeout", ms: 5_000 },
+      { transactionId: "T2", copy: 1, attempt: 1, at: 1_100, ok: true, dropped: false, status: 200, ms: 40 },
+      { transactionId: "T1", copy: 1, attempt: 2, at: 7_000, ok: true, dropped: false, status: 200, ms: 12 },
     ],
   }
   const instances = [
-    { name: "a", up: true },
+    { name: "a", up: true, startedAt: Date.now() - 30_000 },
     { name: "b", up: false },
   ]
 
-  it("names the return route's answer, the cart, its sessions, the service's record of the approval and the instances", async () => {
+  it("names where the return sent the browser, the sessions, every callback attempt, the service's record and the instances", async () => {
+    let params: unknown[] = []
     const cluster = {
       sandbox,
       instances,
-      query: async () => [{ completed_at: null, collection: "not_paid", sessions: "authorized authorized", payments: "0" }],
+      query: async (_sql: string, values: unknown[]) => {
+        params = values
+        return [{ completed_at: null, collection: "not_paid", sessions: "payses_1 pending state pending transaction the approval notes -", payments: "0" }]
+      },
     }
-    const text = await checkoutEvidence(cluster as never, subject, 500)
+    const text = await checkoutEvidence(cluster as never, subject, {
+      status: 303,
+      location: "http://shop.test/checkout?cart_id=cart_1&status=pending&payment=under_review",
+    })
+    expect(params).toEqual(["cart_1", "T1"])
     expect(text).toBe(
-      "the return route answered 500; cart completed no, collection not_paid, sessions [authorized authorized], payments 0; " +
-        "the service holds AUTHORIZATION 100 for T1; instances a up, b down"
+      "the return route answered 303 to status=pending&payment=under_review; " +
+        "cart completed no, collection not_paid, sessions [payses_1 pending state pending transaction the approval notes -], payments 0; " +
+        "callbacks copy 1 attempt 1 at +0 ms: timeout in 5000 ms, copy 1 attempt 2 at +6000 ms: 200 in 12 ms; " +
+        "the service holds AUTHORIZATION 480 for T1; instances a up 30 s, b down"
     )
   })
 
@@ -184,8 +199,45 @@ describe("checkoutEvidence (why a checkout before a trap made no order)", () => 
         throw new Error("Connection terminated")
       },
     }
-    const text = await checkoutEvidence(cluster as never, subject, 0)
+    const text = await checkoutEvidence(cluster as never, subject, { status: 0 })
     expect(text).toContain("the return route answered nothing; the store's database could not be read: Connection terminated")
-    expect(text).toContain("the service holds AUTHORIZATION 100 for T1")
+    expect(text).toContain("the service holds AUTHORIZATION 480 for T1")
+  })
+})
+
+describe("orderedOrSwept (a checkout before the trap, given the sweep a store would run)", () => {
+  const timing = { checkoutMs: 60, sweptMs: 200, everyMs: 50, pollMs: 5 }
+
+  it("does not sweep or stall a checkout that becomes an order by itself", async () => {
+    let calls = 0
+    const sweep = jest.fn(async () => undefined)
+    const onStall = jest.fn(async () => undefined)
+    const outcome = await orderedOrSwept({ ordered: async () => ++calls >= 3, sweep, onStall, ...timing })
+    expect(outcome).toEqual({ kind: "ordered" })
+    expect(sweep).not.toHaveBeenCalled()
+    expect(onStall).not.toHaveBeenCalled()
+  })
+
+  it("reads the stall before the first sweep, and says the sweep finished it", async () => {
+    const seen: string[] = []
+    let swept = 0
+    const outcome = await orderedOrSwept({
+      ordered: async () => swept >= 2,
+      onStall: async () => void seen.push(`stall after ${swept} sweeps`),
+      sweep: async () => {
+        swept++
+        seen.push("sweep")
+      },
+      ...timing,
+    })
+    expect(seen).toEqual(["stall after 0 sweeps", "sweep", "sweep"])
+    expect(outcome).toEqual({ kind: "swept", afterMs: expect.any(Number), sweeps: 2 })
+  })
+
+  it("gives up when the sweep cannot finish it either", async () => {
+    const sweep = jest.fn(async () => undefined)
+    const outcome = await orderedOrSwept({ ordered: async () => false, onStall: async () => undefined, sweep, ...timing })
+    expect(outcome).toEqual({ kind: "not", sweeps: sweep.mock.calls.length })
+    expect(sweep.mock.calls.length).toBeGreaterThanOrEqual(3)
   })
 })
