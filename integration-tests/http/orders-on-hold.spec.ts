@@ -468,6 +468,68 @@ medusaIntegrationTestRunner({
       })
     })
 
+    describe("a result under review whose order cannot be placed yet: an instance died holding the stock's lock (bench:crash-points)", () => {
+      /** The inventory item Medusa's completion locks to reserve the product's stock. */
+      const inventoryItemOf = async (variantId: string) => {
+        const {
+          data: [variant],
+        } = await getContainer()
+          .resolve("query")
+          .graph({ entity: "product_variant", fields: ["inventory_items.inventory_item_id"], filters: { id: variantId } })
+        return variant.inventory_items[0].inventory_item_id as string
+      }
+
+      it("sends the shopper to wait for the order, not to pay again, and the sweep places it on hold once the lock lapses", async () => {
+        const { cart, session } = await cartWithSession(api, getContainer(), store)
+        const locking = getContainer().resolve(Modules.LOCKING)
+        const item = await inventoryItemOf(store.variantId)
+        // Held as a killed instance leaves it: nobody releases it, it lapses with its lease.
+        await locking.acquire(item, { ownerId: "an-instance-that-died", expire: 120 })
+        sandbox().setCallbackKnobs({ retries: 0 })
+        let landed: URL | null = null
+        try {
+          landed = (await payLikeABrowser(api, store.publishableKey, session.id, reviewCard("approve"))).storefrontLocation
+          expect(await orderOfCart(getContainer(), cart.id)).toBeNull()
+        } finally {
+          await locking.release(item, { ownerId: "an-instance-that-died" })
+        }
+        expect({
+          status: landed?.searchParams.get("status"),
+          retry: landed?.searchParams.get("retry_url"),
+          reason: landed?.searchParams.get("reason_code"),
+        }).toEqual({ status: "pending", retry: null, reason: null })
+
+        await sweep()
+
+        const orderId = await orderOfCart(getContainer(), cart.id)
+        expect(orderId).toMatch(/^order_/)
+        expect(await reviewOf(orderId as string)).toMatchObject({ state: "on_hold", needs_action: false })
+      })
+
+      it("does the same for an approval: the shopper waits, and the sweep makes the order with its payment", async () => {
+        const { cart, session } = await cartWithSession(api, getContainer(), store)
+        const locking = getContainer().resolve(Modules.LOCKING)
+        const item = await inventoryItemOf(store.variantId)
+        await locking.acquire(item, { ownerId: "an-instance-that-died", expire: 120 })
+        sandbox().setCallbackKnobs({ retries: 0 })
+        let landed: URL | null = null
+        try {
+          landed = (await payLikeABrowser(api, store.publishableKey, session.id, { number: "4000000000001000", cardType: "VISA" }))
+            .storefrontLocation
+          expect(await orderOfCart(getContainer(), cart.id)).toBeNull()
+        } finally {
+          await locking.release(item, { ownerId: "an-instance-that-died" })
+        }
+        expect([landed?.searchParams.get("status"), landed?.searchParams.get("retry_url")]).toEqual(["pending", null])
+
+        await sweep()
+
+        const orderId = await orderOfCart(getContainer(), cart.id)
+        expect(orderId).toMatch(/^order_/)
+        expect((await stateOf(orderId as string, session.id)).payments).toHaveLength(1)
+      })
+    })
+
     describe("an order whose completion died before it placed the order on hold (bench:soak, issue 33)", () => {
       /**
        * What an instance killed inside Medusa's cart completion leaves for a

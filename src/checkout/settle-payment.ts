@@ -281,8 +281,16 @@ async function completeCart(
       if (recorded === "order_gone" || recorded === "on_hold") throw error
       return { kind: "order", orderId, cartId, ...(recorded === "finished" ? { paymentRecorded: true } : {}) }
     }
+    // A failure the completion's own authorization recorded (the service
+    // declined it when asked again) is the outcome. A result still pending
+    // is not, though it carries its reason code: a review (480) whose order
+    // could not be placed just now (Medusa's stock lock held by an instance
+    // that died, bench:crash-points) is no failed payment, and a shopper
+    // told so would pay again. The error goes up: the callback is answered
+    // non-2xx and its result noted, the return notes it and shows "pending",
+    // and a later delivery or the sweep places the order.
     const data = session.data as Partial<CardServiceSessionData>
-    if (data?.failure) {
+    if (data?.failure && data.state !== "pending") {
       return { kind: "failed", cartId, failure: data.failure }
     }
     throw error

@@ -966,7 +966,8 @@ describe("settlement, further cases", () => {
     const tx = await s.pay()
     s.medusa.carts.complete = async () => {
       const session = s.medusa.payments.session(s.sessionId)
-      session.data = { ...session.data, failure: { code: "mismatch", message: "the amount changed" } }
+      // As authorizePayment stores a refusal (authorization.ts, failed).
+      session.data = { ...session.data, state: "failed", failure: { code: "mismatch", message: "the amount changed" } }
       throw new Error("the payment was not authorized")
     }
     expect(await settle(s, callbackHint(tx))).toEqual({
@@ -974,6 +975,18 @@ describe("settlement, further cases", () => {
       cartId: s.cartId,
       failure: { code: "mismatch", message: "the amount changed" },
     })
+  })
+
+  it("does not call a result still pending failed when completing the cart fails for another reason: the error goes up", async () => {
+    const s = await shop()
+    const tx = await s.pay()
+    s.medusa.carts.complete = async () => {
+      // A reason code on a result not final (a review's 480 looks so), and a completion that could not run.
+      const session = s.medusa.payments.session(s.sessionId)
+      session.data = { ...session.data, state: "pending", failure: { code: "480", message: "under review" } }
+      throw new Error('Timed-out acquiring lock for key "iitem_1"')
+    }
+    await expect(settle(s, callbackHint(tx))).rejects.toThrow("Timed-out acquiring lock")
   })
 
   it("lets the sweep's own notes past the anonymous call budget", async () => {
