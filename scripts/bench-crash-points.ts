@@ -62,7 +62,7 @@ import {
   type PassSettings,
 } from "./lib/crash-pass"
 import { CUTS, fnv1a, POINT_KINDS, pointsOf, requestPattern, samplePoints, type Cut, type Discovery, type Point, type PointKind } from "./lib/crash-points"
-import { DbTraps, dropRedisConnections, instanceOfPort } from "./lib/crash-traps"
+import { DbTraps, dropRedisConnections, instanceOfPort, locksInRedis } from "./lib/crash-traps"
 import { startCluster, type Cluster, type ProxiedAnswer } from "./lib/load-cluster"
 import { percentile } from "./lib/load-goals"
 import { storeClient } from "./lib/load-shoppers"
@@ -588,40 +588,13 @@ async function cutConnections(cluster: Cluster, traps: DbTraps, instance: number
   } else if ((await dropRedisConnections(cluster.redis.url, pid)) === 0) log(`no Redis connection of ${cluster.instances[instance].name} to drop`)
 }
 
-/** The plugin's and Medusa's locks, by the key's shape, as the table names them. */
-const LOCK_NAMES: [RegExp, string][] = [
-  [/card-service:settle:/, "settle lock"],
-  [/card-service:delivery:/, "delivery claim"],
-  [/card-service:notes:/, "notes lock"],
-  [/card-service:payment:/, "payment lock"],
-  [/card-service:reconcile/, "sweep lock"],
-  [/:cart_[0-9A-Z]{26}$/, "cart lock"],
-]
-
-/**
- * The locks in Redis now, named: what the stopped instance held. Medusa's
- * Redis locking keeps them under the store's namespace (REDIS_NAMESPACE),
- * beside the cache's keys, which are no locks and are left out.
- */
+/** The locks in Redis now, named: what the stopped instance held (crash-traps.ts, locksInRedis). */
 async function heldLocks(cluster: Cluster): Promise<string[]> {
-  const { Redis } = await import("ioredis")
-  const redis = new Redis(cluster.redis.url, { lazyConnect: true, maxRetriesPerRequest: 1 })
   try {
-    await redis.connect()
-    const keys: string[] = []
-    let cursor = "0"
-    do {
-      const [next, batch] = await redis.scan(cursor, "MATCH", `${cluster.redis.namespace}*`, "COUNT", 1000)
-      cursor = next
-      keys.push(...batch)
-    } while (cursor !== "0")
-    const named = keys.map((key) => LOCK_NAMES.find(([shape]) => shape.test(key))?.[1]).filter((name): name is string => !!name)
-    return [...new Set(named)].sort()
+    return [...new Set((await locksInRedis(cluster)).map((lock) => lock.name))].sort()
   } catch (error) {
     log(`could not read the locks: ${(error as Error).message}`)
     return []
-  } finally {
-    redis.disconnect()
   }
 }
 

@@ -10,6 +10,7 @@ import { request } from "undici"
 import { AUTHORIZE_ONLY_PROVIDER_ID, CARD_PROVIDER_ID, type Cluster } from "./load-cluster"
 import { postPayForm, storeClient, type TestCard } from "./load-shoppers"
 import type { storeOwner } from "./soak-admin"
+import { locksInRedis } from "./crash-traps"
 
 export const OPERATIONS = [
   "authorize-by-callback",
@@ -240,7 +241,12 @@ export async function orderedOrSwept({
  * noted for the sweep), every attempt of the service's callback and how it
  * was answered, the service's record of the approval, the instances.
  */
-export async function checkoutEvidence(cluster: Cluster, subject: Subject, returned: Returned): Promise<string> {
+export async function checkoutEvidence(
+  cluster: Cluster,
+  subject: Subject,
+  returned: Returned,
+  readLocks: (cluster: Cluster) => Promise<{ name: string; ttlMs: number }[]> = locksInRedis
+): Promise<string> {
   const sent = returned.location ? new URL(returned.location).searchParams : null
   const facts = [
     `the return route answered ${returned.status || "nothing"}${sent ? ` to ${[...sent.entries()].filter(([k]) => k !== "cart_id").map(([k, v]) => `${k}=${v}`).join("&")}` : ""}`,
@@ -279,6 +285,12 @@ export async function checkoutEvidence(cluster: Cluster, subject: Subject, retur
   )
   const records = cluster.sandbox.transactions().filter((r) => r.transactionId === subject.transactionId || r.originalTransactionId === subject.transactionId)
   facts.push(`the service holds ${records.map((r) => `${r.step} ${r.reasonCode}`).join(", ") || "nothing"} for ${subject.transactionId ?? "no transaction"}`)
+  const locks = await readLocks(cluster).catch((error: Error) => error)
+  facts.push(
+    locks instanceof Error
+      ? `the locks could not be read: ${locks.message}`
+      : `locks held ${locks.map((l) => `${l.name} (${l.ttlMs < 0 ? "no expiry" : `${Math.ceil(l.ttlMs / 1000)} s left`})`).join(", ") || "none"}`
+  )
   facts.push(`instances ${cluster.instances.map((i) => `${i.name} ${i.up ? `up ${i.startedAt ? `${Math.round((Date.now() - i.startedAt) / 1000)} s` : ""}` : "down"}`).join(", ")}`)
   return facts.join("; ")
 }

@@ -20,6 +20,52 @@ import fs from "node:fs"
 import { Client } from "pg"
 import type { Cluster } from "./load-cluster"
 
+/**
+ * The plugin's and Medusa's locks, by the key's shape, as the table names
+ * them. The stock lock is Medusa's over an inventory item while it reserves
+ * or gives back stock (locking.execute, a 60 s lease renewed while it runs):
+ * an instance killed holding it leaves every checkout of that product unable
+ * to complete until the lease lapses.
+ */
+export const LOCK_NAMES: [RegExp, string][] = [
+  [/card-service:settle:/, "settle lock"],
+  [/card-service:delivery:/, "delivery claim"],
+  [/card-service:notes:/, "notes lock"],
+  [/card-service:payment:/, "payment lock"],
+  [/card-service:reconcile/, "sweep lock"],
+  [/:cart_[0-9A-Z]{26}$/, "cart lock"],
+  [/:iitem_[0-9A-Z]{26}$/, "stock lock"],
+]
+
+/**
+ * The locks in Redis now, named, with how long each has left (ms; -1: no
+ * expiry). Medusa's Redis locking keeps them under the store's namespace
+ * (REDIS_NAMESPACE), beside the cache's keys, which are no locks and are
+ * left out.
+ */
+export async function locksInRedis(cluster: Pick<Cluster, "redis">): Promise<{ name: string; key: string; ttlMs: number }[]> {
+  const { Redis } = await import("ioredis")
+  const redis = new Redis(cluster.redis.url, { lazyConnect: true, maxRetriesPerRequest: 1 })
+  try {
+    await redis.connect()
+    const keys: string[] = []
+    let cursor = "0"
+    do {
+      const [next, batch] = await redis.scan(cursor, "MATCH", `${cluster.redis.namespace}*`, "COUNT", 1000)
+      cursor = next
+      keys.push(...batch)
+    } while (cursor !== "0")
+    const locks: { name: string; key: string; ttlMs: number }[] = []
+    for (const key of keys) {
+      const name = LOCK_NAMES.find(([shape]) => shape.test(key))?.[1]
+      if (name) locks.push({ name, key, ttlMs: await redis.pttl(key) })
+    }
+    return locks
+  } finally {
+    redis.disconnect()
+  }
+}
+
 /** The advisory lock a trapped write waits on. */
 const TRAP_LOCK = 4242_0042
 

@@ -1,5 +1,5 @@
 import net from "node:net"
-import { portsOfProcess } from "../../../scripts/lib/crash-traps"
+import { LOCK_NAMES, portsOfProcess } from "../../../scripts/lib/crash-traps"
 import { checkoutEvidence, orderedOrSwept } from "../../../scripts/lib/crash-operations"
 import { pointsOf, requestPattern, samplePoints, serviceEndpoint, writeMeaning, type Discovery } from "../../../scripts/lib/crash-points"
 import type { RecordedWrite } from "../../../scripts/lib/crash-traps"
@@ -150,6 +150,22 @@ describe("portsOfProcess (which instance holds a connection)", () => {
   })
 })
 
+describe("LOCK_NAMES (the locks a stopped instance held, as the table names them)", () => {
+  const nameOf = (key: string) => LOCK_NAMES.find(([shape]) => shape.test(key))?.[1] ?? null
+
+  it("names Medusa's stock lock and cart lock by the id they lock, and the plugin's by their prefix", () => {
+    expect(
+      [
+        "crash:medusa_lock:iitem_01M96FR12G00CNAZ71H2PB9NF1",
+        "crash:medusa_lock:cart_01M951T714G8Q4MSCN84C2H669",
+        "crash:medusa_lock:card-service:settle:payses_01M96FR12G00CNAZ71H2PB9NF1",
+        "crash:medusa_lock:card-service:delivery:payses_1:T1",
+        "crash:cache:product:prod_01M96FR12G00CNAZ71H2PB9NF1",
+      ].map(nameOf)
+    ).toEqual(["stock lock", "cart lock", "settle lock", "delivery claim", null])
+  })
+})
+
 describe("checkoutEvidence (why a checkout before a trap made no order)", () => {
   const subject = { cartId: "cart_1", sessionId: "payses_1", transactionId: "T1", answers: [] }
   const sandbox = {
@@ -178,16 +194,22 @@ describe("checkoutEvidence (why a checkout before a trap made no order)", () => 
         return [{ completed_at: null, collection: "not_paid", sessions: "payses_1 pending state pending transaction the approval notes -", payments: "0" }]
       },
     }
-    const text = await checkoutEvidence(cluster as never, subject, {
-      status: 303,
-      location: "http://shop.test/checkout?cart_id=cart_1&status=pending&payment=under_review",
-    })
+    const locks = async () => [
+      { name: "stock lock", ttlMs: 41_200 },
+      { name: "sweep lock", ttlMs: -1 },
+    ]
+    const text = await checkoutEvidence(
+      cluster as never,
+      subject,
+      { status: 303, location: "http://shop.test/checkout?cart_id=cart_1&status=pending&payment=under_review" },
+      locks
+    )
     expect(params).toEqual(["cart_1", "T1"])
     expect(text).toBe(
       "the return route answered 303 to status=pending&payment=under_review; " +
         "cart completed no, collection not_paid, sessions [payses_1 pending state pending transaction the approval notes -], payments 0; " +
         "callbacks copy 1 attempt 1 at +0 ms: timeout in 5000 ms, copy 1 attempt 2 at +6000 ms: 200 in 12 ms; " +
-        "the service holds AUTHORIZATION 480 for T1; instances a up 30 s, b down"
+        "the service holds AUTHORIZATION 480 for T1; locks held stock lock (42 s left), sweep lock (no expiry); instances a up 30 s, b down"
     )
   })
 
@@ -199,9 +221,11 @@ describe("checkoutEvidence (why a checkout before a trap made no order)", () => 
         throw new Error("Connection terminated")
       },
     }
-    const text = await checkoutEvidence(cluster as never, subject, { status: 0 })
+    const text = await checkoutEvidence(cluster as never, subject, { status: 0 }, async () => {
+      throw new Error("ECONNREFUSED")
+    })
     expect(text).toContain("the return route answered nothing; the store's database could not be read: Connection terminated")
-    expect(text).toContain("the service holds AUTHORIZATION 480 for T1")
+    expect(text).toContain("the service holds AUTHORIZATION 480 for T1; the locks could not be read: ECONNREFUSED")
   })
 })
 
