@@ -473,7 +473,15 @@ async function discover(ctx: OperationContext, traps: DbTraps, name: OperationNa
 }
 
 function noteAttempt(attempts: Map<string, AttemptFacts>, subject: Subject, returned: boolean) {
-  if (subject.reference) attempts.set(subject.reference, { cartId: subject.cartId, returned })
+  // What the return told the shopper is read when the run is judged: the browser may come back after the crash.
+  if (subject.reference)
+    attempts.set(subject.reference, {
+      cartId: subject.cartId,
+      returned,
+      get told() {
+        return subject.told
+      },
+    })
 }
 
 type Sprung = { instance: number | null; cut: (how: Cut) => Promise<void>; locks: string[] }

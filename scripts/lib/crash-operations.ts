@@ -46,6 +46,8 @@ export type Subject = {
   adminCall?: { path: string; body: unknown }
   /** How the act's own requests were answered. */
   answers: string[]
+  /** What the return route last told the shopper of this attempt (its status=). */
+  told?: "paid" | "failed" | "pending"
   /** The checkout before the trap did not become an order by itself: what the store held, and how the sweep finished it. */
   checkoutStall?: string
 }
@@ -94,9 +96,18 @@ async function comeBackTo(location: string): Promise<Returned> {
   return { status: back?.statusCode ?? 0, location: typeof onwards === "string" ? onwards : undefined }
 }
 
-/** The browser at the return route; its status, or 0 when the connection failed. */
-async function comeBack(location: string): Promise<number> {
-  return (await comeBackTo(location)).status
+/** The browser at the return route for the subject's attempt: the route's status (0: none); what it told the shopper is kept. */
+async function comeBack(subject: Subject, location: string): Promise<number> {
+  const returned = await comeBackTo(location)
+  subject.told = toldBy(returned) ?? subject.told
+  return returned.status
+}
+
+/** What the return route told the shopper: the status= of where it sent the browser. */
+function toldBy(returned: Returned): Subject["told"] {
+  if (!returned.location) return undefined
+  const status = new URL(returned.location).searchParams.get("status")
+  return status === "paid" || status === "failed" ? status : "pending"
 }
 
 /** The session's pay form posted with `with_`; where the service sends the browser is kept, not followed. */
@@ -166,6 +177,7 @@ async function checkedOut(ctx: OperationContext, providerId: string, with_: Test
   const subject: Subject = { ...ready, answers: [] }
   await payWith(ctx, with_, subject)
   const returned = await comeBackTo(subject.returnLocation!)
+  subject.told = toldBy(returned)
   const ordered = async () => {
     const order = await orderOf(ctx.cluster, subject.cartId)
     if (order?.paymentId || (order && with_ !== FRICTIONLESS)) {
@@ -476,7 +488,7 @@ const checkoutDone = async (ctx: OperationContext, subject: Subject) => {
 async function shopperReturns(ctx: OperationContext, subject: Subject, timing: Timing) {
   if (timing.returnAfterMs === null || !subject.returnLocation) return
   await sleep(timing.returnAfterMs)
-  subject.answers.push(`return ${await comeBack(subject.returnLocation!)}`)
+  subject.answers.push(`return ${await comeBack(subject, subject.returnLocation!)}`)
 }
 
 export const operations: Record<OperationName, Operation> = {
@@ -500,7 +512,7 @@ export const operations: Record<OperationName, Operation> = {
       const query = new URL(posted.location).searchParams
       subject.transactionId = query.get("transactionId") ?? undefined
       subject.reference = query.get("merchantReferenceCode") ?? undefined
-      subject.answers.push(`return ${await comeBack(posted.location)}`)
+      subject.answers.push(`return ${await comeBack(subject, posted.location)}`)
     },
     // The shopper whose return failed reloads the page at the drawn time.
     recover: shopperReturns,

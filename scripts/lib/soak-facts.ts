@@ -136,7 +136,7 @@ export function attemptFacts(checkouts: SoakCheckout[]): Map<string, AttemptFact
   const facts = new Map<string, AttemptFacts>()
   for (const checkout of checkouts) {
     for (const attempt of checkout.attempts) {
-      if (checkout.cartId) facts.set(attempt.reference, { cartId: checkout.cartId, returned: attempt.returned })
+      if (checkout.cartId) facts.set(attempt.reference, { cartId: checkout.cartId, returned: attempt.returned, told: attempt.told })
     }
   }
   return facts

@@ -111,6 +111,8 @@ export type AttemptFacts = {
   cartId: string
   /** Whether the shopper's browser came back to the store with the result. */
   returned: boolean
+  /** What the return route told the shopper of this attempt (its status=), when it came back. */
+  told?: "paid" | "failed" | "pending"
 }
 
 export type InvariantName =
@@ -128,6 +130,7 @@ export type InvariantName =
   | "order canceled that nobody canceled"
   | "order that does not count its payments' money"
   | "order change a workflow left open"
+  | "shopper told failed, the payment made the order"
 
 export const INVARIANTS: readonly InvariantName[] = [
   "capture beyond its approval or a second capture",
@@ -144,6 +147,7 @@ export const INVARIANTS: readonly InvariantName[] = [
   "order canceled that nobody canceled",
   "order that does not count its payments' money",
   "order change a workflow left open",
+  "shopper told failed, the payment made the order",
 ]
 
 /**
@@ -455,6 +459,28 @@ export function checkInvariants(
         orderId: order.orderId,
         cartId: order.cartId,
         detail: "its payment session still waits for the review's verdict",
+      })
+    }
+  }
+  // "Failed" sends a shopper to pay again: the attempt it was said of must
+  // not become the order (issue 42: a review whose completion failed for a
+  // moment was told failed, 480, while the sweep later placed its order).
+  for (const [reference, attempt] of attempts) {
+    if (attempt.told !== "failed") continue
+    const approval = service.find(
+      (r) => r.step === "AUTHORIZATION" && r.merchantReferenceCode === reference && (isApproval(r) || r.reasonCode === "480")
+    )
+    const order = approval && store.orders.find((o) => o.cartId === attempt.cartId)
+    if (!approval || !order) continue
+    const madeIt =
+      order.payments.some((p) => p.transactionId === approval.transactionId) || (approval.reasonCode === "480" && order.hold !== "none")
+    if (madeIt) {
+      breaches.push({
+        invariant: "shopper told failed, the payment made the order",
+        orderId: order.orderId,
+        cartId: attempt.cartId,
+        transactionId: approval.transactionId,
+        detail: `the return said status=failed for reference ${reference}; its ${approval.reasonCode} is the payment of order ${order.orderId}${order.hold !== "none" ? " (on hold)" : ""}`,
       })
     }
   }

@@ -64,7 +64,7 @@ export type SoakCheckout = {
   cartId?: string
   sessionId?: string
   /** Each form the shopper posted, by reference, and whether its browser came back to the store. */
-  attempts: Array<{ reference: string; returned: boolean }>
+  attempts: Array<{ reference: string; returned: boolean; told?: "paid" | "failed" | "pending" }>
   /** The first form post and the end of what the shopper waited for, ms since the epoch. */
   startedAt?: number
   endedAt?: number
@@ -239,7 +239,8 @@ export function soakShopper(
         if (!location) return "pending" as const
         const attempt = checkout.attempts.find((a) => a.reference === reference)!
         attempt.returned = true
-        return await comeBack(location)
+        attempt.told = await comeBack(location)
+        return attempt.told
       }
       const finish = async (seen: "paid" | "failed" | "pending", session = sessionId) => {
         const settled = seen === "pending" && checkout.expected !== "pending" ? await pollUntilDecided(session) : seen

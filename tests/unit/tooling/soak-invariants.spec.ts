@@ -254,6 +254,33 @@ describe("checkInvariants", () => {
   })
 })
 
+// Issue 42: what the return told the shopper, against what the attempt became.
+describe("checkInvariants: a shopper told failed", () => {
+  const TOLD = "shopper told failed, the payment made the order"
+  const told = (entries: [ServiceRecord, AttemptFacts["told"], string][]) =>
+    new Map(entries.map(([r, said, cartId]) => [r.merchantReferenceCode, { cartId, returned: true, told: said }]))
+
+  it("breaches when the attempt told failed became the order's payment, or its review the order on hold", () => {
+    const approval = record("AUTHORIZATION", 20)
+    const review = record("AUTHORIZATION", 20, { reasonCode: "480" })
+    const facts = store({ orders: [order("a", approval.transactionId, 20), { ...order("r", "t-none", 20), payments: [], hold: "open" }] })
+    const result = check([approval, review], facts, told([[approval, "failed", "a"], [review, "failed", "r"]]))
+    expect(result.breaches.filter((b) => b.invariant === TOLD)).toEqual([
+      expect.objectContaining({ cartId: "a", transactionId: approval.transactionId, orderId: "order_a" }),
+      expect.objectContaining({ cartId: "r", transactionId: review.transactionId, orderId: "order_r" }),
+    ])
+  })
+
+  it("does not breach for a decline told failed beside another tab's approval, nor for an attempt told pending or paid", () => {
+    const approval = record("AUTHORIZATION", 20)
+    const decline = record("AUTHORIZATION", 20, { reasonCode: "203" })
+    const waited = record("AUTHORIZATION", 20)
+    const facts = store({ orders: [order("a", approval.transactionId, 20), order("w", waited.transactionId, 20)] })
+    const attempts = told([[approval, "paid", "a"], [decline, "failed", "a"], [waited, "pending", "w"]])
+    expect(names(check([approval, decline, waited], facts, attempts))).not.toContain(TOLD)
+  })
+})
+
 // Issue 40: the service holds exactly what Medusa books, per payment. Made-up
 // records of the service and bookings of Medusa, each way they can part.
 describe("checkInvariants: the service holds what Medusa books", () => {
