@@ -479,25 +479,35 @@ medusaIntegrationTestRunner({
         return variant.inventory_items[0].inventory_item_id as string
       }
 
-      it("sends the shopper to wait for the order, not to pay again, and the sweep places it on hold once the lock lapses", async () => {
+      /**
+       * A shopper pays while Medusa's lock over the product's stock is held as
+       * a killed instance leaves it (nobody releases it; it lapses with its
+       * lease); the lock is let go once the shopper has landed. The service
+       * delivers its callback once.
+       */
+      const payWhileStockLocked = async (card: { number: string; cardType: string }) => {
         const { cart, session } = await cartWithSession(api, getContainer(), store)
         const locking = getContainer().resolve(Modules.LOCKING)
         const item = await inventoryItemOf(store.variantId)
-        // Held as a killed instance leaves it: nobody releases it, it lapses with its lease.
         await locking.acquire(item, { ownerId: "an-instance-that-died", expire: 120 })
         sandbox().setCallbackKnobs({ retries: 0 })
-        let landed: URL | null = null
         try {
-          landed = (await payLikeABrowser(api, store.publishableKey, session.id, reviewCard("approve"))).storefrontLocation
-          expect(await orderOfCart(getContainer(), cart.id)).toBeNull()
+          const { storefrontLocation } = await payLikeABrowser(api, store.publishableKey, session.id, card)
+          const ordered = await orderOfCart(getContainer(), cart.id)
+          const landed = {
+            status: storefrontLocation?.searchParams.get("status"),
+            retry: storefrontLocation?.searchParams.get("retry_url"),
+            reason: storefrontLocation?.searchParams.get("reason_code"),
+          }
+          return { cart, session, landed, ordered }
         } finally {
           await locking.release(item, { ownerId: "an-instance-that-died" })
         }
-        expect({
-          status: landed?.searchParams.get("status"),
-          retry: landed?.searchParams.get("retry_url"),
-          reason: landed?.searchParams.get("reason_code"),
-        }).toEqual({ status: "pending", retry: null, reason: null })
+      }
+
+      it("sends the shopper to wait for the order, not to pay again, and the sweep places it on hold once the lock lapses", async () => {
+        const { cart, landed, ordered } = await payWhileStockLocked(reviewCard("approve"))
+        expect({ landed, ordered }).toEqual({ landed: { status: "pending", retry: null, reason: null }, ordered: null })
 
         await sweep()
 
@@ -507,20 +517,8 @@ medusaIntegrationTestRunner({
       })
 
       it("does the same for an approval: the shopper waits, and the sweep makes the order with its payment", async () => {
-        const { cart, session } = await cartWithSession(api, getContainer(), store)
-        const locking = getContainer().resolve(Modules.LOCKING)
-        const item = await inventoryItemOf(store.variantId)
-        await locking.acquire(item, { ownerId: "an-instance-that-died", expire: 120 })
-        sandbox().setCallbackKnobs({ retries: 0 })
-        let landed: URL | null = null
-        try {
-          landed = (await payLikeABrowser(api, store.publishableKey, session.id, { number: "4000000000001000", cardType: "VISA" }))
-            .storefrontLocation
-          expect(await orderOfCart(getContainer(), cart.id)).toBeNull()
-        } finally {
-          await locking.release(item, { ownerId: "an-instance-that-died" })
-        }
-        expect([landed?.searchParams.get("status"), landed?.searchParams.get("retry_url")]).toEqual(["pending", null])
+        const { cart, session, landed, ordered } = await payWhileStockLocked({ number: "4000000000001000", cardType: "VISA" })
+        expect({ landed, ordered }).toEqual({ landed: { status: "pending", retry: null, reason: null }, ordered: null })
 
         await sweep()
 
