@@ -8,7 +8,7 @@
  */
 import { request } from "undici"
 import { AUTHORIZE_ONLY_PROVIDER_ID, CARD_PROVIDER_ID, type Cluster } from "./load-cluster"
-import { postPayForm, storeClient, type TestCard } from "./load-shoppers"
+import { postPayForm, storeClient, toldByReturn, type TestCard } from "./load-shoppers"
 import type { storeOwner } from "./soak-admin"
 import { locksInRedis } from "./crash-traps"
 
@@ -105,9 +105,7 @@ async function comeBack(subject: Subject, location: string): Promise<number> {
 
 /** What the return route told the shopper: the status= of where it sent the browser. */
 function toldBy(returned: Returned): Subject["told"] {
-  if (!returned.location) return undefined
-  const status = new URL(returned.location).searchParams.get("status")
-  return status === "paid" || status === "failed" ? status : "pending"
+  return returned.location ? toldByReturn(returned.location) : undefined
 }
 
 /** The session's pay form posted with `with_`; where the service sends the browser is kept, not followed. */

@@ -94,6 +94,12 @@ type Catalog = { variantIds: string[]; shippingOptionId?: string }
 
 export type PayForm = { action: string; fields: Record<string, string> }
 
+/** What the return route told the shopper: the status= of the storefront URL it sent the browser to. */
+export function toldByReturn(onwards: string): "paid" | "failed" | "pending" {
+  const status = new URL(onwards).searchParams.get("status")
+  return status === "paid" || status === "failed" ? status : "pending"
+}
+
 /** A cart ready to pay (prepare), or why it could not be made. */
 export type Prepared = { cartId: string; sessionId: string; form?: PayForm; error?: string }
 

@@ -7,7 +7,7 @@
  */
 import { request } from "undici"
 import { CARD_PROVIDER_ID, type Cluster } from "./load-cluster"
-import { postPayForm, storeClient, type PayForm, type TestCard } from "./load-shoppers"
+import { postPayForm, storeClient, toldByReturn, type PayForm, type TestCard } from "./load-shoppers"
 import type { FaultInjector } from "./soak-inject"
 
 export const SCENARIOS = [
@@ -171,8 +171,7 @@ export function soakShopper(
       // shopper goes back to the shop, which polls.
       const onwards = back.headers.location
       if (typeof onwards !== "string") return "pending"
-      const status = new URL(onwards).searchParams.get("status")
-      return status === "paid" || status === "failed" ? status : "pending"
+      return toldByReturn(onwards)
     }
     return "pending"
   }
