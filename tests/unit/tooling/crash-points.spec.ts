@@ -179,7 +179,9 @@ describe("checkoutEvidence (why a checkout before a trap made no order)", () => 
       { transactionId: "T1", copy: 1, attempt: 2, at: 7_000, ok: true, dropped: false, status: 200, ms: 12 },
     ],
   }
-  const instances = [
+  // Made at each call, not when the file loads: the text rounds the uptime to the second, and a
+  // loaded machine can take more than half a second to reach a test.
+  const instances = () => [
     { name: "a", up: true, startedAt: Date.now() - 30_000 },
     { name: "b", up: false },
   ]
@@ -188,7 +190,7 @@ describe("checkoutEvidence (why a checkout before a trap made no order)", () => 
     let params: unknown[] = []
     const cluster = {
       sandbox,
-      instances,
+      instances: instances(),
       query: async (_sql: string, values: unknown[]) => {
         params = values
         return [{ completed_at: null, collection: "not_paid", sessions: "payses_1 pending state pending transaction the approval notes -", payments: "0" }]
@@ -216,7 +218,7 @@ describe("checkoutEvidence (why a checkout before a trap made no order)", () => 
   it("still says what it can when the store's database cannot be read", async () => {
     const cluster = {
       sandbox,
-      instances,
+      instances: instances(),
       query: async () => {
         throw new Error("Connection terminated")
       },
