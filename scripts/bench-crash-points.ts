@@ -56,10 +56,12 @@ import {
   openPass,
   passPoints,
   passRuns,
+  dealPoints,
   startedAgainWhileFailing,
   writePoints,
   type PassFile,
   type PassSettings,
+  type TimedRun,
 } from "./lib/crash-pass"
 import { CUTS, fnv1a, POINT_KINDS, pointsOf, requestPattern, samplePoints, type Cut, type Discovery, type Point, type PointKind } from "./lib/crash-points"
 import { DbTraps, dropRedisConnections, instanceOfPort, locksInRedis } from "./lib/crash-traps"
@@ -82,7 +84,7 @@ type Options = {
   seed: number
   deadlineMs: number
   discoverOnly: boolean
-  /** Clusters side by side, each running every `lanes`-th point (the runs mostly wait on timers: leases, Medusa's cart lock). */
+  /** Clusters side by side, each running its share of the points (shareOfLane; the runs mostly wait on timers: leases, Medusa's cart lock). */
   lanes: number
   /** Set in a lane's own process: which lane it is (0-based), and where it writes its runs. */
   lane: number | null
@@ -93,6 +95,8 @@ type Options = {
   minutes: number | null
   /** Set by the parent in a lane's own process: when the sitting's --minutes are up (epoch ms), the same for a lane started again. */
   endsAt: number | null
+  /** Set by the parent in a lane's own process with --pass: the runs the pass held when the sitting started (the lanes deal its points by them). */
+  runsBefore: number | null
 }
 
 function listOf<T extends string>(name: string, text: string | undefined, known: readonly T[]): T[] {
@@ -123,6 +127,7 @@ function parseOptions(argv: string[]): Options {
       pass: { type: "string" },
       minutes: { type: "string" },
       "ends-at": { type: "string" },
+      "runs-before": { type: "string" },
     },
   })
   return {
@@ -141,6 +146,7 @@ function parseOptions(argv: string[]): Options {
     pass: values.pass ? path.resolve(values.pass) : null,
     minutes: values.minutes ? positiveNumber("minutes", values.minutes) : null,
     endsAt: values["ends-at"] ? positiveWhole("ends-at", values["ends-at"]) : null,
+    runsBefore: values["runs-before"] === undefined ? null : Number(values["runs-before"]),
   }
 }
 
@@ -187,8 +193,9 @@ const productChangedSince = (commit: string) => git("diff", "--stat", commit, "H
  * a lane's own list left points to no lane and gave others to two. Every
  * lane writes what it found beside the others' (the pass's folder, or the
  * sitting's) and waits for them; the points are all of them (and every
- * earlier sitting's), the sample is drawn from those, and a point is the
- * lane's whose id hashes to it: the same share in every lane.
+ * earlier sitting's), the sample is drawn from those, and every lane deals
+ * them the same (dealPoints: by the runs each has left and how long its runs
+ * took, from the runs the pass held when the sitting started).
  */
 async function shareOfLane(options: Options, found: Point[]): Promise<Point[]> {
   const dir = options.pass ?? path.dirname(options.out!)
@@ -202,7 +209,8 @@ async function shareOfLane(options: Options, found: Point[]): Promise<Point[]> {
     }
   }
   const all = samplePoints(passPoints<Point>(dir), options.sample, options.seed)
-  return all.filter((point) => fnv1a(point.id) % options.lanes === options.lane)
+  const earlier = options.pass ? passRuns<TimedRun>(options.pass).slice(0, options.runsBefore ?? 0) : []
+  return dealPoints(all, options.lanes, options.runs, earlier, fnv1a)[options.lane!]
 }
 
 /** A run as the pass keeps it: its subject's ids are this sitting's store's, of no use in another. */
@@ -358,8 +366,8 @@ async function main() {
 }
 
 /**
- * `--lanes N`: N clusters at once, each in a process of its own running
- * every N-th point of each operation, their runs merged into one table. A
+ * `--lanes N`: N clusters at once, each in a process of its own running its
+ * share of the points (shareOfLane), their runs merged into one table. A
  * run spends most of its time waiting (a killed instance's lease, Medusa's
  * two-minute cart lock, the sweep's period), not computing.
  */
@@ -374,6 +382,7 @@ async function runLanes(options: Options, argv: string[]) {
     const out = path.join(dir, `lane-${lane}.json`)
     const args = [require.resolve("ts-node/dist/bin"), "--swc", __filename, ...argv, "--lane", String(lane), "--out", out, "--seed", String(options.seed)]
     if (endsAt !== null) args.push("--ends-at", String(endsAt))
+    if (options.pass) args.push("--runs-before", String(runsBefore))
     return { out, exited: laneUntilDone(lane, args, () => !interrupted && (endsAt === null || Date.now() < endsAt - LANE_RESTART_MARGIN_MS)) }
   })
   process.once("SIGINT", () => {
@@ -392,9 +401,11 @@ async function runLanes(options: Options, argv: string[]) {
   if (options.discoverOnly) {
     for (const point of points) process.stdout.write(`point ${point.id}: ${point.where}\n`)
   }
-  const breached = !options.discoverOnly && report(options, points, results, started)
-  // The sitting's runs are those the pass gained: a lane's runs before it died are in it, not in its out file.
-  if (options.pass) closeSitting(options.pass, passRuns(options.pass).length - runsBefore)
+  // The sitting's runs are those the pass gained: a lane's runs before it died, or a lane stopped by
+  // Ctrl-C before it wrote its out file, are in it and not in its out file.
+  const sittingRuns = options.pass ? passRuns(options.pass).length - runsBefore : results.length
+  const breached = !options.discoverOnly && report(options, points, results, started, sittingRuns)
+  if (options.pass) closeSitting(options.pass, sittingRuns)
   const failed = codes.filter((code) => code !== 0).length
   if (failed) log(`${failed} lane(s) ended with an error: their points are missing from the table`)
   if (failed || breached) process.exitCode = 1
@@ -754,11 +765,11 @@ async function attentionOf(ctx: OperationContext, subject: Subject): Promise<str
 }
 
 /** The table: of this sitting's runs, or with --pass of every sitting's. Whether it holds a breach. */
-function report(options: Options, sittingPoints: Point[], sittingResults: RunResult[], startedAt: number): boolean {
+function report(options: Options, sittingPoints: Point[], sittingResults: RunResult[], startedAt: number, sittingRuns = sittingResults.length): boolean {
   const points = options.pass ? passPoints<Point>(options.pass) : sittingPoints
   const results = options.pass ? passRuns<RunResult>(options.pass) : sittingResults
   const f = (ms: number) => (Number.isFinite(ms) ? `${(ms / 1000).toFixed(1)} s` : "-")
-  const sitting = `${sittingResults.length} runs in ${((Date.now() - startedAt) / 60_000).toFixed(1)} min`
+  const sitting = `${sittingRuns} runs in ${((Date.now() - startedAt) / 60_000).toFixed(1)} min`
   const lines = [
     "",
     pass

@@ -141,3 +141,50 @@ export async function startedAgainWhileFailing(
     onRestart?.(code, tried)
   }
 }
+
+/** A run as the pass keeps it, with where its time went (ms) when it has that. */
+export type TimedRun = PassRun & { phases?: Record<string, number> }
+
+/**
+ * The lanes' shares of a sitting's points, one list a lane, each in the
+ * order of `points`. A point's work is the runs it has left (of `runs`, by
+ * the `earlier` runs) times the mean time of its earlier runs (every earlier
+ * run's mean for a point with none yet; a point with no runs left weighs
+ * nothing and goes where its id hashes); the points are dealt largest work
+ * first to the lane with the least so far. A share by the hash of the id
+ * alone was even at a pass's start and not near its end: the points still
+ * lacking runs were few, and the slow ones (about a minute a run against
+ * seconds), so one lane of seven had 17 of the last 44 runs, and in another
+ * sitting three lanes ran on alone for half an hour.
+ *
+ * Every lane deals the same from the same points and the same `earlier`:
+ * the runs the pass held when the sitting started, not those its lanes made
+ * since, so a lane started again deals as its first life did.
+ */
+export function dealPoints<T extends { id: string }>(
+  points: T[],
+  lanes: number,
+  runs: number,
+  earlier: TimedRun[],
+  hash: (id: string) => number
+): T[][] {
+  const made = new Map<string, Set<number>>()
+  const took = new Map<string, number[]>()
+  for (const r of earlier) {
+    if (r.run <= runs) made.set(r.point, (made.get(r.point) ?? new Set()).add(r.run))
+    if (r.phases) took.set(r.point, [...(took.get(r.point) ?? []), Object.values(r.phases).reduce((a, b) => a + b, 0)])
+  }
+  const mean = (xs: number[]) => xs.reduce((a, b) => a + b, 0) / xs.length
+  const all = [...took.values()].flat()
+  const anyRun = all.length ? mean(all) : 1
+  const work = new Map(points.map((p) => [p.id, (runs - (made.get(p.id)?.size ?? 0)) * (took.has(p.id) ? mean(took.get(p.id)!) : anyRun)]))
+  const laneOf = new Map<string, number>()
+  const load = Array.from({ length: lanes }, () => 0)
+  const byWork = points.filter((p) => work.get(p.id)! > 0).sort((a, b) => work.get(b.id)! - work.get(a.id)! || (a.id < b.id ? -1 : a.id > b.id ? 1 : 0))
+  for (const point of byWork) {
+    const lane = load.indexOf(Math.min(...load))
+    load[lane] += work.get(point.id)!
+    laneOf.set(point.id, lane)
+  }
+  return load.map((_, lane) => points.filter((p) => (laneOf.has(p.id) ? laneOf.get(p.id) : hash(p.id) % lanes) === lane))
+}

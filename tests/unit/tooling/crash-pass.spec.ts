@@ -1,7 +1,20 @@
 import fs from "node:fs"
 import os from "node:os"
 import path from "node:path"
-import { appendRun, closeSitting, doneKeys, openPass, passPoints, passRuns, startedAgainWhileFailing, writePoints, type PassSettings } from "../../../scripts/lib/crash-pass"
+import {
+  appendRun,
+  closeSitting,
+  dealPoints,
+  doneKeys,
+  openPass,
+  passPoints,
+  passRuns,
+  startedAgainWhileFailing,
+  writePoints,
+  type PassSettings,
+  type TimedRun,
+} from "../../../scripts/lib/crash-pass"
+import { fnv1a } from "../../../scripts/lib/crash-points"
 
 const settings: PassSettings = {
   runs: 20,
@@ -101,5 +114,57 @@ describe("a lane that dies during a sitting", () => {
     const start = exits(0, 0)
     await expect(startedAgainWhileFailing(start, { tries: 3, mayRestart: () => true })).resolves.toBe(0)
     expect(start).toHaveBeenCalledTimes(1)
+  })
+})
+
+describe("dealPoints (the lanes' shares of a sitting)", () => {
+  const ids = (shares: Array<Array<{ id: string }>>) => shares.map((share) => share.map((p) => p.id))
+  const timed = (point: string, run: number, seconds: number): TimedRun => ({ point, run, phases: { prepare: 1_000, judge: seconds * 1_000 - 1_000 } })
+
+  it("deals a pass's last runs evenly: the fifth pass's 44 runs left after its twelfth sitting, at most 7 on a lane of 7 (the id's hash gave one lane 17)", () => {
+    // The fifth pass as it stood when sitting 13 began: its first 6,876 runs.
+    const dir = path.join(__dirname, "../../../bench/crash-passes/03ad3b4-every-point-20-runs")
+    const points = passPoints<{ id: string }>(dir)
+    const earlier = passRuns<TimedRun>(dir).slice(0, 6_876)
+    const left = (share: Array<{ id: string }>) =>
+      share.reduce((n, p) => n + 20 - new Set(earlier.filter((r) => r.point === p.id).map((r) => r.run)).size, 0)
+    expect(points).toHaveLength(346)
+    const byHash = Array.from({ length: 7 }, (_, lane) => points.filter((p) => fnv1a(p.id) % 7 === lane))
+    expect(byHash.map(left).reduce((a, b) => a + b)).toBe(44)
+    expect(Math.max(...byHash.map(left))).toBe(17)
+    const dealt = dealPoints(points, 7, 20, earlier, fnv1a)
+    expect(dealt.map(left).reduce((a, b) => a + b)).toBe(44)
+    expect(Math.max(...dealt.map(left))).toBeLessThanOrEqual(7)
+    expect(dealt.flat().map((p) => p.id).sort()).toEqual(points.map((p) => p.id).sort())
+  })
+
+  it("weighs a point by how long its runs took: slow points are spread, not left on one lane", () => {
+    const points = ["s1", "s2", "s3", "s4", "f1", "f2", "f3", "f4", "f5", "f6", "f7", "f8"].map((id) => ({ id }))
+    const earlier = points.map((p) => timed(p.id, 1, p.id.startsWith("s") ? 60 : 5))
+    const shares = ids(dealPoints(points, 2, 3, earlier, fnv1a))
+    expect(shares.map((share) => share.filter((id) => id.startsWith("s")).length)).toEqual([2, 2])
+    expect(shares.map((share) => share.length)).toEqual([6, 6])
+  })
+
+  it("gives a point found in this sitting, with no runs yet, every earlier run's mean time", () => {
+    const points = [{ id: "old-slow" }, { id: "new" }, { id: "old-fast" }]
+    const earlier = [timed("old-slow", 1, 100), timed("old-fast", 1, 20)]
+    // Work left: old-slow 1 x 100 s, new 2 x 60 s, old-fast 1 x 20 s.
+    expect(ids(dealPoints(points, 2, 2, earlier, fnv1a))).toEqual([["new"], ["old-slow", "old-fast"]])
+  })
+
+  it("without earlier runs (a new pass, or no --pass), shares differ by at most one point, each in the points' order", () => {
+    const points = Array.from({ length: 23 }, (_, i) => ({ id: `p${String(i).padStart(2, "0")}` }))
+    const shares = ids(dealPoints(points, 5, 20, [], fnv1a))
+    expect(shares.map((share) => share.length).sort()).toEqual([4, 4, 5, 5, 5])
+    for (const share of shares) expect(share).toEqual([...share].sort())
+    expect(shares.flat().sort()).toEqual(points.map((p) => p.id))
+  })
+
+  it("puts a point with no runs left where its id hashes, so every point is in exactly one share", () => {
+    const points = [{ id: "done" }, { id: "a" }, { id: "b" }]
+    const earlier = [1, 2].map((run) => timed("done", run, 10))
+    const shares = ids(dealPoints(points, 3, 2, earlier, () => 2))
+    expect(shares).toEqual([["a"], ["b"], ["done"]])
   })
 })
