@@ -169,15 +169,22 @@ export function dealPoints<T extends { id: string }>(
   hash: (id: string) => number
 ): T[][] {
   const made = new Map<string, Set<number>>()
-  const took = new Map<string, number[]>()
+  // Each point's earlier runs' time, summed, and how many; "" holds every point's.
+  const took = new Map<string, { ms: number; n: number }>()
   for (const r of earlier) {
     if (r.run <= runs) made.set(r.point, (made.get(r.point) ?? new Set()).add(r.run))
-    if (r.phases) took.set(r.point, [...(took.get(r.point) ?? []), Object.values(r.phases).reduce((a, b) => a + b, 0)])
+    if (!r.phases) continue
+    const ms = Object.values(r.phases).reduce((a, b) => a + b, 0)
+    for (const key of [r.point, ""]) {
+      const t = took.get(key) ?? { ms: 0, n: 0 }
+      took.set(key, { ms: t.ms + ms, n: t.n + 1 })
+    }
   }
-  const mean = (xs: number[]) => xs.reduce((a, b) => a + b, 0) / xs.length
-  const all = [...took.values()].flat()
-  const anyRun = all.length ? mean(all) : 1
-  const work = new Map(points.map((p) => [p.id, (runs - (made.get(p.id)?.size ?? 0)) * (took.has(p.id) ? mean(took.get(p.id)!) : anyRun)]))
+  const meanTime = (id: string) => {
+    const t = took.get(id) ?? took.get("")
+    return t ? t.ms / t.n : 1
+  }
+  const work = new Map(points.map((p) => [p.id, (runs - (made.get(p.id)?.size ?? 0)) * meanTime(p.id)]))
   const laneOf = new Map<string, number>()
   const load = Array.from({ length: lanes }, () => 0)
   const byWork = points.filter((p) => work.get(p.id)! > 0).sort((a, b) => work.get(b.id)! - work.get(a.id)! || (a.id < b.id ? -1 : a.id > b.id ? 1 : 0))
